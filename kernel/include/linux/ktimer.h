@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ktimers - nanosecond timers on per-CPU clock bases
+ *
+ * The design follows the ktimers subsystem that Thomas Gleixner posted in
+ * September 2005 ("[PATCH] ktimers subsystem", described in LWN's "A new
+ * approach to kernel timers"): timers, as opposed to timeouts, are kept in
+ * a time-ordered queue per CPU and per clock, expressed in nanoseconds and
+ * not bound to jiffies.  This is a reimplementation for Linux 6.12.
+ */
+#ifndef _LINUX_KTIMER_H
+#define _LINUX_KTIMER_H
+
+#include <linux/bits.h>
+#include <linux/ktime.h>
+#include <linux/rbtree.h>
+#include <linux/time64.h>
+#include <linux/types.h>
+
+struct ktimer_base;
+
+/**
+ * struct ktimer - a timer on one clock
+ * @node:	queue linkage; empty while the timer is not queued (internal)
+ * @expires:	absolute expiry time on the timer's clock
+ * @expired:	the clock's time when the timer last expired, was found
+ *		already expired when started, or was stopped while pending
+ * @interval:	period; a value > 0 re-arms the timer after each expiry
+ * @overrun:	number of periods added by %KTIMER_FORWARD, %KTIMER_REARM
+ *		and the automatic re-arm of periodic timers (saturates)
+ * @function:	callback, run from the timer softirq with @data
+ * @data:	argument passed to @function
+ * @base:	per-CPU clock base the timer belongs to (internal)
+ * @pass:	expiry pass of @base in which the timer was queued (internal)
+ * @flags:	internal state bits
+ *
+ * A timer must be initialised with init_ktimer_mono(), init_ktimer_real()
+ * or ktimer_init() before use.  The caller then sets @function, @data and,
+ * for a periodic timer, @interval.
+ */
+struct ktimer {
+	struct rb_node		node;
+	ktime_t			expires;
+	ktime_t			expired;
+	ktime_t			interval;
+	u64			overrun;
+	void			(*function)(void *data);
+	void			*data;
+	struct ktimer_base	*base;
+	unsigned int		pass;
+	unsigned int		flags;
+};
+
+/*
+ * Values of the mode argument of start_ktimer() and modify_ktimer().  The
+ * numbers are those of the 2005 posting.
+ */
+enum ktimer_mode {
+	KTIMER_ABS = 1,		/* *tim is the absolute expiry time */
+	KTIMER_REL,		/* *tim is relative to now */
+	KTIMER_INCR,		/* *tim is added to the previous expiry */
+	KTIMER_FORWARD,		/* add *tim until in the future, count overruns */
+	KTIMER_REARM,		/* add ->interval until in the future, count */
+	KTIMER_RESTART,		/* restart with the stored expiry */
+};
+
+/* Queue the timer even if its expiry is not in the future */
+#define KTIMER_NOCHECK		0x10000
+
+/**
+ * struct ktimer_clock - registration of a clock that ktimers can run on
+ * @name:	short name for diagnostics
+ * @clockid:	the POSIX clock it implements; unless %KTIMER_CLOCK_MANUAL is
+ *		set, also the hrtimer clock that wakes the CPU at the earliest
+ *		expiry
+ * @get_time:	reads the clock; called with interrupts disabled
+ * @resolution:	timer resolution in nanoseconds (at most NSEC_PER_SEC);
+ *		0 means the resolution of the expiry engine
+ * @flags:	%KTIMER_CLOCK_MANUAL: expired timers are run only when the
+ *		owner calls ktimer_run_clock(), never from the softirq
+ * @index:	slot assigned by ktimer_register_clock() (internal)
+ *
+ * Adding a clock is one registration: see ktimer_register_clock().
+ */
+struct ktimer_clock {
+	const char	*name;
+	clockid_t	clockid;
+	ktime_t		(*get_time)(void);
+	u32		resolution;
+	unsigned int	flags;
+	int		index;
+};
+
+#define KTIMER_CLOCK_MANUAL	BIT(0)
+
+/* At most this many clocks can be registered at once */
+#define KTIMER_MAX_CLOCKS	8
+
+#ifdef CONFIG_KTIMERS
+
+extern struct ktimer_clock ktimer_clock_monotonic;
+extern struct ktimer_clock ktimer_clock_realtime;
+
+int ktimer_register_clock(struct ktimer_clock *clock);
+int ktimer_unregister_clock(struct ktimer_clock *clock);
+void ktimer_run_clock(struct ktimer_clock *clock);
+
+void ktimer_init(struct ktimer *timer, struct ktimer_clock *clock);
+void init_ktimer_mono(struct ktimer *timer);
+void init_ktimer_real(struct ktimer *timer);
+
+int start_ktimer(struct ktimer *timer, const ktime_t *tim, int mode);
+int modify_ktimer(struct ktimer *timer, const ktime_t *tim, int mode);
+int try_to_stop_ktimer(struct ktimer *timer);
+int stop_ktimer(struct ktimer *timer);
+
+ktime_t get_remtime_ktimer(struct ktimer *timer, long fake);
+ktime_t get_expiry_ktimer(struct ktimer *timer, ktime_t *now);
+ktime_t ktimer_convert_timespec(struct ktimer *timer,
+				const struct timespec64 *ts);
+int get_ktimer_mono_res(clockid_t which_clock, struct timespec64 *tp);
+int get_ktimer_real_res(clockid_t which_clock, struct timespec64 *tp);
+u32 ktimer_clock_resolution(const struct ktimer_clock *clock);
+
+ktime_t schedule_ktimer(struct ktimer *timer, ktime_t *t, unsigned int state,
+			int mode);
+
+/* Called from the timer softirq */
+void ktimer_run_queues(void);
+
+#else /* !CONFIG_KTIMERS */
+
+static inline void ktimer_run_queues(void) { }
+
+#endif /* CONFIG_KTIMERS */
+
+/**
+ * ktimer_active - is the timer queued?
+ * @timer: the timer
+ *
+ * Return: true while @timer waits in a queue for its expiry.  A timer whose
+ * callback runs and which was not re-armed is not active.  The answer is a
+ * snapshot unless the caller serialises against the timer's users.
+ */
+static inline bool ktimer_active(const struct ktimer *timer)
+{
+	return !RB_EMPTY_NODE(&timer->node);
+}
+
+#endif /* _LINUX_KTIMER_H */

@@ -1,0 +1,1056 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktimers - nanosecond timers on per-CPU clock bases
+ *
+ * Follows the design of the ktimers subsystem posted by Thomas Gleixner in
+ * September 2005: timers live in a time-ordered queue per CPU and per
+ * clock, expire from the timer softirq, and are started in one of the
+ * modes ABS, REL, INCR, FORWARD, REARM and RESTART.  Reimplemented for
+ * Linux 6.12 with these differences from the posting:
+ *
+ *  - The queue is an rbtree with a cached leftmost node, so the earliest
+ *    timer is found in O(1); ties keep their start order.
+ *  - 6.12 owns the clock event device through hrtimers.  Each per-CPU base
+ *    therefore keeps one pinned hrtimer armed at its earliest expiry, whose
+ *    only job is to raise the timer softirq.  This keeps an idle NO_HZ CPU
+ *    waking up for its ktimers; the 2005 code relied on a periodic tick.
+ *  - FORWARD and REARM compute the number of periods with one division
+ *    instead of a loop, so a zero or tiny period can never hang the CPU, and
+ *    all expiry arithmetic saturates at KTIME_MAX/KTIME_MIN.
+ *  - Caller errors get a warning and an error code instead of BUG().
+ *  - Periodic timers are re-armed after their callback returns, so the
+ *    callback sees the expiry it was run for and can end the period.
+ *  - Timers of a dead CPU are moved by a CPU hotplug callback (the 2005
+ *    notifier did not compile).
+ */
+
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/export.h>
+#include <linux/hrtimer.h>
+#include <linux/interrupt.h>
+#include <linux/jiffies.h>
+#include <linux/ktimer.h>
+#include <linux/lockdep.h>
+#include <linux/math64.h>
+#include <linux/mutex.h>
+#include <linux/overflow.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/spinlock.h>
+#include <linux/timekeeping.h>
+
+/* timer->flags */
+#define KTIMER_STOPPED_IN_CALLBACK	BIT(0)
+
+/**
+ * struct ktimer_base - the queue of one clock on one CPU
+ * @lock:		protects the queue and the state of its timers
+ * @queue:		pending timers ordered by expiry, ties in start order
+ * @clock:		the clock; NULL while the slot is not registered
+ * @running:		timer whose callback runs right now, or NULL
+ * @running_task:	task in whose context @running's callback runs
+ * @pass:		incremented at each expiry run
+ * @expiring:		an expiry run is in progress and reprograms at its end
+ * @cpu:		the CPU the base belongs to
+ * @next_event:		expiry @event is armed for, KTIME_MAX if none
+ * @event:		wakes the CPU for the earliest expiry
+ */
+struct ktimer_base {
+	raw_spinlock_t		lock;
+	struct rb_root_cached	queue;
+	struct ktimer_clock	*clock;
+	struct ktimer		*running;
+	struct task_struct	*running_task;
+	unsigned int		pass;
+	bool			expiring;
+	unsigned int		cpu;
+	ktime_t			next_event;
+	struct hrtimer		event;
+};
+
+struct ktimer_cpu_bases {
+	struct ktimer_base	base[KTIMER_MAX_CLOCKS];
+};
+
+static DEFINE_PER_CPU(struct ktimer_cpu_bases, ktimer_cpu_bases);
+
+/* Registered clocks by slot; written under ktimer_clocks_mutex */
+static struct ktimer_clock *ktimer_clocks[KTIMER_MAX_CLOCKS];
+static DEFINE_MUTEX(ktimer_clocks_mutex);
+
+/*
+ * A timer that changes base points here between dropping the old base's
+ * lock and taking the new one; ktimer_lock_base() waits it out.  The same
+ * "timer->base is the lock" scheme as the 2005 posting and timer.c.
+ */
+static struct ktimer_base ktimer_migrating_base;
+
+static struct ktimer_base *ktimer_cpu_base(unsigned int cpu, int index)
+{
+	return &per_cpu_ptr(&ktimer_cpu_bases, cpu)->base[index];
+}
+
+static struct ktimer_base *ktimer_local_base(int index)
+{
+	return &this_cpu_ptr(&ktimer_cpu_bases)->base[index];
+}
+
+static bool ktimer_clock_registered(const struct ktimer_clock *clock)
+{
+	return clock && clock->index >= 0 && clock->index < KTIMER_MAX_CLOCKS &&
+	       READ_ONCE(ktimer_clocks[clock->index]) == clock;
+}
+
+/*
+ * Saturating arithmetic: an expiry that would pass KTIME_MAX stays at
+ * KTIME_MAX (never fires) instead of wrapping into the past.
+ */
+static ktime_t ktimer_add_sat(ktime_t a, ktime_t b)
+{
+	ktime_t sum;
+
+	if (check_add_overflow(a, b, &sum))
+		return b > 0 ? KTIME_MAX : KTIME_MIN;
+	return sum;
+}
+
+/*
+ * Add @period to @timer->expires as often as needed to make it later than
+ * @now, and count the additions in @timer->overrun.  One division instead
+ * of the posting's loop: a tiny period cannot make this slow.  The unsigned
+ * distance covers the whole ktime_t range, so nothing here can overflow.
+ */
+static void ktimer_forward_past(struct ktimer *timer, ktime_t now,
+				ktime_t period)
+{
+	u64 delta, periods, step, room;
+
+	if (timer->expires > now)
+		return;
+
+	delta = (u64)now - (u64)timer->expires;
+	periods = div64_u64(delta, (u64)period);
+	if (check_add_overflow(periods, 1ULL, &periods))
+		periods = U64_MAX;
+	if (check_add_overflow(timer->overrun, periods, &timer->overrun))
+		timer->overrun = U64_MAX;
+
+	room = (u64)KTIME_MAX - (u64)timer->expires;
+	if (check_mul_overflow(periods, (u64)period, &step) || step > room)
+		timer->expires = KTIME_MAX;
+	else
+		timer->expires = (ktime_t)((u64)timer->expires + step);
+}
+
+static bool ktimer_less(struct rb_node *a, const struct rb_node *b)
+{
+	return rb_entry(a, struct ktimer, node)->expires <
+	       rb_entry(b, struct ktimer, node)->expires;
+}
+
+static struct ktimer *ktimer_first(struct ktimer_base *base)
+{
+	struct rb_node *node = rb_first_cached(&base->queue);
+
+	return node ? rb_entry(node, struct ktimer, node) : NULL;
+}
+
+static u32 ktimer_engine_resolution(void)
+{
+	return TICK_NSEC;
+}
+
+/*
+ * Arm the base's wake-up event for @expires unless it is armed at least as
+ * early already.  An expiry run reprograms at its end, so nothing is done
+ * while one is in progress; that is also the only time a timer is queued
+ * on another CPU's base (a callback running there keeps its timer there).
+ */
+static void ktimer_program_event(struct ktimer_base *base, ktime_t expires)
+{
+	lockdep_assert_held(&base->lock);
+
+	if (base->clock->flags & KTIMER_CLOCK_MANUAL || base->expiring)
+		return;
+	/* A fired event is no longer queued, whatever next_event says */
+	if (expires >= base->next_event && hrtimer_is_queued(&base->event))
+		return;
+	if (WARN_ON_ONCE(base->cpu != smp_processor_id()))
+		return;
+
+	base->next_event = expires;
+	hrtimer_start_range_ns(&base->event, expires,
+			       ktimer_clock_resolution(base->clock),
+			       HRTIMER_MODE_ABS_PINNED_HARD);
+}
+
+static void ktimer_enqueue(struct ktimer *timer, struct ktimer_base *base)
+{
+	timer->pass = base->pass;
+	if (rb_add_cached(&timer->node, &base->queue, ktimer_less))
+		ktimer_program_event(base, timer->expires);
+}
+
+static void ktimer_dequeue(struct ktimer *timer, struct ktimer_base *base)
+{
+	rb_erase_cached(&timer->node, &base->queue);
+	RB_CLEAR_NODE(&timer->node);
+}
+
+static struct ktimer_base *ktimer_base_unlocked(const struct ktimer *timer)
+{
+	struct ktimer_base *base;
+
+	while ((base = READ_ONCE(timer->base)) == &ktimer_migrating_base)
+		cpu_relax();
+	return base;
+}
+
+static struct ktimer_base *ktimer_lock_base(const struct ktimer *timer,
+					    unsigned long *flags)
+{
+	struct ktimer_base *base;
+
+	for (;;) {
+		base = ktimer_base_unlocked(timer);
+		raw_spin_lock_irqsave(&base->lock, *flags);
+		if (likely(base == READ_ONCE(timer->base)))
+			return base;
+		raw_spin_unlock_irqrestore(&base->lock, *flags);
+	}
+}
+
+/*
+ * Move @timer to this CPU's base, as the posting does, unless its callback
+ * runs right now: then it stays where it is, so that nobody has to wait for
+ * the callback (two callbacks restarting each other's timers would
+ * deadlock otherwise).  Called with @base locked and interrupts disabled;
+ * returns the locked base the timer belongs to now.
+ */
+static struct ktimer_base *ktimer_switch_base(struct ktimer *timer,
+					      struct ktimer_base *base)
+{
+	struct ktimer_base *local = ktimer_local_base(base->clock->index);
+
+	if (base == local || base->running == timer)
+		return base;
+
+	WRITE_ONCE(timer->base, &ktimer_migrating_base);
+	raw_spin_unlock(&base->lock);
+	raw_spin_lock(&local->lock);
+	WRITE_ONCE(timer->base, local);
+	return local;
+}
+
+/*
+ * Compute the new expiry.  Return -ETIME if it is not in the future and
+ * the mode asks for the check; FORWARD and REARM always end in the future.
+ */
+static int ktimer_set_expiry(struct ktimer *timer, ktime_t now,
+			     const ktime_t *tim, int mode)
+{
+	switch (mode & ~KTIMER_NOCHECK) {
+	case KTIMER_ABS:
+		timer->expires = *tim;
+		break;
+	case KTIMER_REL:
+		timer->expires = ktimer_add_sat(now, *tim);
+		break;
+	case KTIMER_INCR:
+		timer->expires = ktimer_add_sat(timer->expires, *tim);
+		break;
+	case KTIMER_FORWARD:
+		ktimer_forward_past(timer, now, *tim);
+		return 0;
+	case KTIMER_REARM:
+		ktimer_forward_past(timer, now, timer->interval);
+		return 0;
+	case KTIMER_RESTART:
+		break;
+	}
+
+	if (timer->expires > now)
+		return 0;
+	timer->expired = now;
+	return mode & KTIMER_NOCHECK ? 0 : -ETIME;
+}
+
+static int ktimer_check_timer(const struct ktimer *timer)
+{
+	if (WARN_ON_ONCE(!timer || !timer->base))
+		return -EINVAL;
+	return 0;
+}
+
+/* Everything a caller can get wrong, checked before anything changes. */
+static int ktimer_check_start(const struct ktimer *timer, const ktime_t *tim,
+			      int mode)
+{
+	int how = mode & ~KTIMER_NOCHECK;
+
+	if (ktimer_check_timer(timer))
+		return -EINVAL;
+	if (WARN_ON_ONCE(!timer->function))
+		return -EINVAL;
+	if (WARN_ON_ONCE(how < KTIMER_ABS || how > KTIMER_RESTART))
+		return -EINVAL;
+	if (WARN_ON_ONCE(!tim && how <= KTIMER_FORWARD))
+		return -EINVAL;
+	if (WARN_ON_ONCE(how == KTIMER_FORWARD && *tim <= 0))
+		return -EINVAL;
+	if (WARN_ON_ONCE(how == KTIMER_REARM && timer->interval <= 0))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Start or restart @timer.  Returns -EBUSY if it is pending and @must_idle,
+ * otherwise whether it was pending, or -ETIME.
+ */
+static int ktimer_arm(struct ktimer *timer, const ktime_t *tim, int mode,
+		      bool must_idle)
+{
+	struct ktimer_base *base;
+	unsigned long flags;
+	int was_pending, ret;
+
+	ret = ktimer_check_start(timer, tim, mode);
+	if (ret)
+		return ret;
+
+	base = ktimer_lock_base(timer, &flags);
+	if (WARN_ON_ONCE(!base->clock)) {
+		ret = -EINVAL;
+		goto unlock;
+	}
+
+	was_pending = ktimer_active(timer);
+	if (was_pending) {
+		if (must_idle) {
+			ret = -EBUSY;
+			goto unlock;
+		}
+		ktimer_dequeue(timer, base);
+	}
+
+	base = ktimer_switch_base(timer, base);
+	/* The clock may be going away (ktimer_unregister_clock()) */
+	if (WARN_ON_ONCE(!base->clock)) {
+		ret = -EINVAL;
+		goto unlock;
+	}
+	ret = ktimer_set_expiry(timer, base->clock->get_time(), tim, mode);
+	if (!ret) {
+		timer->flags &= ~KTIMER_STOPPED_IN_CALLBACK;
+		ktimer_enqueue(timer, base);
+		ret = was_pending;
+	}
+unlock:
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	return ret;
+}
+
+/**
+ * start_ktimer - start a timer on the current CPU
+ * @timer: an initialised timer that is not pending, with ->function set
+ * @tim: expiry, read as @mode says; may be NULL for %KTIMER_REARM and
+ *	 %KTIMER_RESTART
+ * @mode: one of enum ktimer_mode, optionally ORed with %KTIMER_NOCHECK
+ *
+ * %KTIMER_ABS, %KTIMER_REL, %KTIMER_INCR and %KTIMER_RESTART refuse an
+ * expiry that is not in the future unless %KTIMER_NOCHECK is given: the
+ * timer is then not queued and ->expired is set to the current time.
+ * %KTIMER_FORWARD and %KTIMER_REARM add their period until the expiry is
+ * in the future and count the additions in ->overrun.
+ *
+ * Context: any context; takes a raw spinlock with interrupts disabled.
+ * Return: 0 when queued, -ETIME when already expired, -EBUSY when @timer
+ * is pending, -EINVAL (with a warning) on a caller error.
+ */
+int start_ktimer(struct ktimer *timer, const ktime_t *tim, int mode)
+{
+	return ktimer_arm(timer, tim, mode, true);
+}
+EXPORT_SYMBOL_GPL(start_ktimer);
+
+/**
+ * modify_ktimer - (re)start a timer, pending or not
+ * @timer: an initialised timer with ->function set
+ * @tim: expiry, read as @mode says; may be NULL for %KTIMER_REARM and
+ *	 %KTIMER_RESTART
+ * @mode: one of enum ktimer_mode, optionally ORed with %KTIMER_NOCHECK
+ *
+ * Like start_ktimer(), but a pending timer is first removed from its
+ * queue.  If the new expiry is refused with -ETIME the timer stays stopped.
+ *
+ * Context: any context; takes a raw spinlock with interrupts disabled.
+ * Return: 1 if @timer was pending, 0 if not, -ETIME when the new expiry
+ * is not in the future, -EINVAL (with a warning) on a caller error.
+ */
+int modify_ktimer(struct ktimer *timer, const ktime_t *tim, int mode)
+{
+	return ktimer_arm(timer, tim, mode, false);
+}
+EXPORT_SYMBOL_GPL(modify_ktimer);
+
+/* Is the caller @timer's own callback (or interrupting it on its CPU)? */
+static bool ktimer_in_own_callback(const struct ktimer *timer,
+				   const struct ktimer_base *base)
+{
+	return base->running == timer && base->running_task == current;
+}
+
+/**
+ * try_to_stop_ktimer - stop a timer unless its callback is running
+ * @timer: an initialised timer
+ *
+ * A stopped timer gets ->expired set to the current time.  Called from the
+ * timer's own callback it never fails: it removes a re-arm the callback
+ * made and cancels the automatic re-arm of a periodic timer.
+ *
+ * Context: any context.
+ * Return: 1 if @timer was pending and is now stopped, 0 if it was not
+ * pending, -1 if its callback is running on another CPU right now,
+ * -EINVAL (with a warning) if @timer is NULL or not initialised.
+ */
+int try_to_stop_ktimer(struct ktimer *timer)
+{
+	struct ktimer_base *base;
+	unsigned long flags;
+	int ret = 0;
+
+	if (ktimer_check_timer(timer))
+		return -EINVAL;
+
+	base = ktimer_lock_base(timer, &flags);
+	if (base->running == timer) {
+		if (!ktimer_in_own_callback(timer, base)) {
+			ret = -1;
+			goto unlock;
+		}
+		timer->flags |= KTIMER_STOPPED_IN_CALLBACK;
+	}
+	if (ktimer_active(timer)) {
+		ktimer_dequeue(timer, base);
+		if (base->clock)
+			timer->expired = base->clock->get_time();
+		ret = 1;
+	}
+unlock:
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(try_to_stop_ktimer);
+
+/*
+ * Callbacks run in softirq context, which is not preempted by tasks, so
+ * waiting for one on another CPU is short; a spin keeps stop_ktimer()
+ * usable in atomic context, as hrtimer_cancel() is.
+ */
+static void ktimer_wait_running(const struct ktimer *timer)
+{
+	while (READ_ONCE(ktimer_base_unlocked(timer)->running) == timer)
+		cpu_relax();
+}
+
+/**
+ * stop_ktimer - stop a timer and wait for its running callback
+ * @timer: an initialised timer
+ *
+ * When this returns, @timer is not pending and its callback does not run
+ * (unless the callback runs on another CPU and someone restarts the timer
+ * concurrently).  A periodic timer is ended either from any other context
+ * with stop_ktimer(), which waits for the running callback and then
+ * removes the re-armed timer, or from its own callback with stop_ktimer()
+ * or try_to_stop_ktimer(), which never wait there and cancel the re-arm.
+ * Do not call it while holding a lock that the callback takes.
+ *
+ * Context: any context.
+ * Return: 1 if @timer was pending, 0 if not, -EINVAL (with a warning) if
+ * @timer is NULL or not initialised.
+ */
+int stop_ktimer(struct ktimer *timer)
+{
+	int ret;
+
+	while ((ret = try_to_stop_ktimer(timer)) == -1)
+		ktimer_wait_running(timer);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(stop_ktimer);
+
+/**
+ * get_remtime_ktimer - time left until a timer expires
+ * @timer: an initialised timer
+ * @fake: if non-zero, returned for a pending timer that is already due,
+ *	  and 0 is returned for a timer that is not pending (what itimers
+ *	  report)
+ *
+ * Context: any context.
+ * Return: for a pending timer, its expiry minus the current time (@fake
+ * instead if that is not positive and @fake is non-zero); for a timer that
+ * is not pending, 0 if @fake is non-zero, else ->expires - ->expired (the
+ * time that was left when it was stopped, or a value <= 0 after expiry).
+ * 0 (with a warning) for a NULL or uninitialised timer.
+ */
+ktime_t get_remtime_ktimer(struct ktimer *timer, long fake)
+{
+	struct ktimer_base *base;
+	unsigned long flags;
+	ktime_t rem;
+
+	if (ktimer_check_timer(timer))
+		return 0;
+
+	base = ktimer_lock_base(timer, &flags);
+	if (ktimer_active(timer) && base->clock) {
+		rem = ktimer_add_sat(timer->expires,
+				     -base->clock->get_time());
+		if (fake && rem <= 0)
+			rem = fake;
+	} else {
+		rem = fake ? 0 : ktimer_add_sat(timer->expires,
+						-timer->expired);
+	}
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	return rem;
+}
+EXPORT_SYMBOL_GPL(get_remtime_ktimer);
+
+/**
+ * get_expiry_ktimer - a timer's expiry and, optionally, the current time
+ * @timer: an initialised timer
+ * @now: if not NULL, receives the current time of the timer's clock, read
+ *	 under the same lock as the expiry
+ *
+ * Context: any context.
+ * Return: ->expires of @timer; 0 (with a warning) for a NULL or
+ * uninitialised timer.
+ */
+ktime_t get_expiry_ktimer(struct ktimer *timer, ktime_t *now)
+{
+	struct ktimer_base *base;
+	unsigned long flags;
+	ktime_t expires;
+
+	if (ktimer_check_timer(timer))
+		return 0;
+
+	base = ktimer_lock_base(timer, &flags);
+	expires = timer->expires;
+	if (now)
+		*now = base->clock ? base->clock->get_time() : 0;
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	return expires;
+}
+EXPORT_SYMBOL_GPL(get_expiry_ktimer);
+
+/**
+ * ktimer_clock_resolution - resolution of timers on a clock
+ * @clock: a clock
+ *
+ * Return: the clock's own resolution if it registered one, else that of
+ * the expiry engine (one jiffy), in nanoseconds.
+ */
+u32 ktimer_clock_resolution(const struct ktimer_clock *clock)
+{
+	return clock && clock->resolution ? clock->resolution :
+					    ktimer_engine_resolution();
+}
+EXPORT_SYMBOL_GPL(ktimer_clock_resolution);
+
+/**
+ * ktimer_convert_timespec - convert a timespec for use with a timer
+ * @timer: an initialised timer; its clock gives the resolution
+ * @ts: the time to convert
+ *
+ * The result is rounded up to the resolution of the timer's clock, so that
+ * a timer never fires before the requested time (as in the posting).
+ * Values beyond the ktime_t range saturate.
+ *
+ * Context: any context.
+ * Return: @ts in nanoseconds, rounded up; 0 (with a warning) for a NULL
+ * or uninitialised timer or a NULL @ts.
+ */
+ktime_t ktimer_convert_timespec(struct ktimer *timer,
+				const struct timespec64 *ts)
+{
+	ktime_t t;
+	s32 rem;
+	u32 res;
+
+	if (ktimer_check_timer(timer) || WARN_ON_ONCE(!ts))
+		return 0;
+
+	res = ktimer_clock_resolution(READ_ONCE(ktimer_base_unlocked(timer)->clock));
+	t = timespec64_to_ktime(*ts);
+	if (t == KTIME_MAX)
+		return t;
+
+	div_s64_rem(t, res, &rem);
+	if (rem > 0)
+		return ktimer_add_sat(t, res - rem);
+	return t - rem;
+}
+EXPORT_SYMBOL_GPL(ktimer_convert_timespec);
+
+static int ktimer_getres(struct ktimer_clock *clock, struct timespec64 *tp)
+{
+	if (WARN_ON_ONCE(!tp))
+		return -EINVAL;
+	*tp = ns_to_timespec64(ktimer_clock_resolution(clock));
+	return 0;
+}
+
+/**
+ * get_ktimer_mono_res - resolution of monotonic ktimers
+ * @which_clock: the POSIX clock asked about (unused, as in the posting)
+ * @tp: receives the resolution
+ *
+ * Return: 0, or -EINVAL (with a warning) if @tp is NULL.
+ */
+int get_ktimer_mono_res(clockid_t which_clock, struct timespec64 *tp)
+{
+	return ktimer_getres(&ktimer_clock_monotonic, tp);
+}
+EXPORT_SYMBOL_GPL(get_ktimer_mono_res);
+
+/**
+ * get_ktimer_real_res - resolution of realtime ktimers
+ * @which_clock: the POSIX clock asked about (unused, as in the posting)
+ * @tp: receives the resolution
+ *
+ * Return: 0, or -EINVAL (with a warning) if @tp is NULL.
+ */
+int get_ktimer_real_res(clockid_t which_clock, struct timespec64 *tp)
+{
+	return ktimer_getres(&ktimer_clock_realtime, tp);
+}
+EXPORT_SYMBOL_GPL(get_ktimer_real_res);
+
+/*
+ * Run the callbacks of the expired timers of @base.  Timers queued during
+ * this run (a callback restarting its timer with KTIMER_NOCHECK in the
+ * past, say) wait for the next run, so a run always ends.
+ */
+static void ktimer_run_base(struct ktimer_base *base)
+{
+	struct ktimer *timer;
+	ktime_t now;
+
+	raw_spin_lock_irq(&base->lock);
+	if (!base->clock)
+		goto unlock;
+
+	now = base->clock->get_time();
+	base->pass++;
+	base->expiring = true;
+	while ((timer = ktimer_first(base))) {
+		void (*fn)(void *data);
+		void *data;
+
+		if (timer->expires > now || timer->pass == base->pass)
+			break;
+
+		ktimer_dequeue(timer, base);
+		timer->expired = now;
+		timer->flags &= ~KTIMER_STOPPED_IN_CALLBACK;
+		fn = timer->function;
+		data = timer->data;
+		WRITE_ONCE(base->running, timer);
+		base->running_task = current;
+		raw_spin_unlock_irq(&base->lock);
+
+		fn(data);
+
+		raw_spin_lock_irq(&base->lock);
+		if (timer->interval > 0 && !ktimer_active(timer) &&
+		    !(timer->flags & KTIMER_STOPPED_IN_CALLBACK)) {
+			ktimer_forward_past(timer, now, timer->interval);
+			ktimer_enqueue(timer, base);
+		}
+		base->running_task = NULL;
+		WRITE_ONCE(base->running, NULL);
+	}
+	base->expiring = false;
+
+	base->next_event = KTIME_MAX;
+	timer = ktimer_first(base);
+	if (timer)
+		ktimer_program_event(base, timer->expires);
+unlock:
+	raw_spin_unlock_irq(&base->lock);
+}
+
+/**
+ * ktimer_run_queues - run the expired timers of this CPU
+ *
+ * Called from the timer softirq, which each base's wake-up event raises.
+ * Clocks registered with %KTIMER_CLOCK_MANUAL are left to their owner.
+ */
+void ktimer_run_queues(void)
+{
+	int i;
+
+	for (i = 0; i < KTIMER_MAX_CLOCKS; i++) {
+		struct ktimer_clock *clock = READ_ONCE(ktimer_clocks[i]);
+		struct ktimer_base *base;
+
+		if (!clock || clock->flags & KTIMER_CLOCK_MANUAL)
+			continue;
+		base = ktimer_local_base(i);
+		if (READ_ONCE(base->queue.rb_leftmost))
+			ktimer_run_base(base);
+	}
+}
+
+/**
+ * ktimer_run_clock - run the expired timers of a manual clock on this CPU
+ * @clock: a clock registered with %KTIMER_CLOCK_MANUAL
+ *
+ * The owner of a manual clock (a simulation, or a test driving a fake
+ * clock) decides when its timers expire.  Callbacks run in this CPU's
+ * context with bottom halves disabled, as they would in the softirq.
+ *
+ * Context: process context, or softirq context.
+ */
+void ktimer_run_clock(struct ktimer_clock *clock)
+{
+	if (WARN_ON_ONCE(!ktimer_clock_registered(clock) ||
+			 !(clock->flags & KTIMER_CLOCK_MANUAL)))
+		return;
+
+	local_bh_disable();
+	ktimer_run_base(ktimer_local_base(clock->index));
+	local_bh_enable();
+}
+EXPORT_SYMBOL_GPL(ktimer_run_clock);
+
+/**
+ * ktimer_init - initialise a timer on a clock
+ * @timer: the timer
+ * @clock: a registered clock
+ *
+ * Clears @timer and binds it to @clock and, until it is started, the
+ * current CPU.  Must not be called on a pending timer.  The caller sets
+ * ->function and ->data afterwards.  With an unregistered @clock the timer
+ * is left unusable and every later call on it returns -EINVAL.
+ *
+ * Context: any context.
+ */
+void ktimer_init(struct ktimer *timer, struct ktimer_clock *clock)
+{
+	if (WARN_ON_ONCE(!timer))
+		return;
+
+	memset(timer, 0, sizeof(*timer));
+	RB_CLEAR_NODE(&timer->node);
+	if (WARN_ON_ONCE(!ktimer_clock_registered(clock)))
+		return;
+	timer->base = ktimer_cpu_base(raw_smp_processor_id(), clock->index);
+}
+EXPORT_SYMBOL_GPL(ktimer_init);
+
+/**
+ * init_ktimer_mono - initialise a timer on CLOCK_MONOTONIC
+ * @timer: the timer
+ *
+ * Context: any context.
+ */
+void init_ktimer_mono(struct ktimer *timer)
+{
+	ktimer_init(timer, &ktimer_clock_monotonic);
+}
+EXPORT_SYMBOL_GPL(init_ktimer_mono);
+
+/**
+ * init_ktimer_real - initialise a timer on CLOCK_REALTIME
+ * @timer: the timer
+ *
+ * Context: any context.
+ */
+void init_ktimer_real(struct ktimer *timer)
+{
+	ktimer_init(timer, &ktimer_clock_realtime);
+}
+EXPORT_SYMBOL_GPL(init_ktimer_real);
+
+static enum hrtimer_restart ktimer_event_fn(struct hrtimer *event)
+{
+	raise_softirq_irqoff(TIMER_SOFTIRQ);
+	return HRTIMER_NORESTART;
+}
+
+/**
+ * ktimer_register_clock - make a clock available to ktimers
+ * @clock: the clock, with ->name, ->clockid, ->get_time and optionally
+ *	   ->resolution and ->flags filled in; it must stay valid until
+ *	   ktimer_unregister_clock()
+ *
+ * Sets up the clock's queue on every possible CPU.
+ *
+ * Context: process context; may sleep.
+ * Return: 0, -EINVAL (with a warning) for an incomplete registration,
+ * -EBUSY if @clock is registered already, -ENOSPC if all
+ * %KTIMER_MAX_CLOCKS slots are taken.
+ */
+int ktimer_register_clock(struct ktimer_clock *clock)
+{
+	unsigned int cpu;
+	int i, ret = -ENOSPC;
+
+	if (WARN_ON_ONCE(!clock || !clock->name || !clock->get_time ||
+			 clock->resolution > NSEC_PER_SEC))
+		return -EINVAL;
+
+	mutex_lock(&ktimer_clocks_mutex);
+	if (ktimer_clock_registered(clock)) {
+		ret = -EBUSY;
+		goto unlock;
+	}
+	for (i = 0; i < KTIMER_MAX_CLOCKS; i++) {
+		if (!ktimer_clocks[i])
+			break;
+	}
+	if (i == KTIMER_MAX_CLOCKS)
+		goto unlock;
+
+	for_each_possible_cpu(cpu) {
+		struct ktimer_base *base = ktimer_cpu_base(cpu, i);
+
+		if (!(clock->flags & KTIMER_CLOCK_MANUAL)) {
+			hrtimer_init(&base->event, clock->clockid,
+				     HRTIMER_MODE_ABS_PINNED_HARD);
+			base->event.function = ktimer_event_fn;
+		}
+		raw_spin_lock_irq(&base->lock);
+		base->next_event = KTIME_MAX;
+		base->clock = clock;
+		raw_spin_unlock_irq(&base->lock);
+	}
+	clock->index = i;
+	/* Publish the slot only once every base is set up */
+	smp_store_release(&ktimer_clocks[i], clock);
+	ret = 0;
+unlock:
+	mutex_unlock(&ktimer_clocks_mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(ktimer_register_clock);
+
+/* Close every base of slot @index for new timers unless one is in use. */
+static bool ktimer_close_bases(int index, struct ktimer_clock *clock)
+{
+	unsigned int cpu, undo;
+
+	for_each_possible_cpu(cpu) {
+		struct ktimer_base *base = ktimer_cpu_base(cpu, index);
+		bool busy;
+
+		raw_spin_lock_irq(&base->lock);
+		busy = !RB_EMPTY_ROOT(&base->queue.rb_root) || base->running;
+		if (!busy)
+			base->clock = NULL;
+		raw_spin_unlock_irq(&base->lock);
+		if (!busy)
+			continue;
+
+		for_each_possible_cpu(undo) {
+			if (undo == cpu)
+				break;
+			base = ktimer_cpu_base(undo, index);
+			raw_spin_lock_irq(&base->lock);
+			base->clock = clock;
+			raw_spin_unlock_irq(&base->lock);
+		}
+		return false;
+	}
+	return true;
+}
+
+/**
+ * ktimer_unregister_clock - remove a clock registered by ktimer_register_clock()
+ * @clock: the clock
+ *
+ * Fails while any timer on @clock is pending or running.  Afterwards,
+ * timers still bound to @clock are refused with -EINVAL.
+ *
+ * Context: process context; may sleep.
+ * Return: 0, -EINVAL if @clock is not registered, -EBUSY if a timer on it
+ * is pending or running.
+ */
+int ktimer_unregister_clock(struct ktimer_clock *clock)
+{
+	unsigned int cpu;
+	int ret = 0;
+
+	mutex_lock(&ktimer_clocks_mutex);
+	if (!ktimer_clock_registered(clock)) {
+		ret = -EINVAL;
+		goto unlock;
+	}
+	if (!ktimer_close_bases(clock->index, clock)) {
+		ret = -EBUSY;
+		goto unlock;
+	}
+	WRITE_ONCE(ktimer_clocks[clock->index], NULL);
+	/* The softirq walks the slots with bottom halves disabled */
+	synchronize_rcu();
+	if (!(clock->flags & KTIMER_CLOCK_MANUAL)) {
+		for_each_possible_cpu(cpu)
+			hrtimer_cancel(&ktimer_cpu_base(cpu, clock->index)->event);
+	}
+unlock:
+	mutex_unlock(&ktimer_clocks_mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(ktimer_unregister_clock);
+
+/* Wake @data, a task sleeping in schedule_ktimer() */
+static void ktimer_wake_sleeper(void *data)
+{
+	wake_up_process(data);
+}
+
+/**
+ * schedule_ktimer - sleep until a timer expires
+ * @timer: an initialised timer that is not pending; its ->function and
+ *	   ->data are overwritten
+ * @t: expiry as for start_ktimer(); receives the absolute expiry
+ * @state: %TASK_INTERRUPTIBLE (a signal ends the sleep early) or
+ *	   %TASK_UNINTERRUPTIBLE
+ * @mode: as for start_ktimer()
+ *
+ * Context: process context; sleeps.
+ * Return: 0 after the full sleep (or when @t had already passed), the
+ * time that was left when a signal ended the sleep, or a negative error
+ * code from start_ktimer() for a caller error.
+ */
+ktime_t schedule_ktimer(struct ktimer *timer, ktime_t *t, unsigned int state,
+			int mode)
+{
+	ktime_t rem;
+	int ret;
+
+	if (ktimer_check_timer(timer) || WARN_ON_ONCE(!t))
+		return -EINVAL;
+
+	timer->function = ktimer_wake_sleeper;
+	timer->data = current;
+
+	set_current_state(state);
+	ret = start_ktimer(timer, t, mode);
+	if (ret) {
+		__set_current_state(TASK_RUNNING);
+		if (ret != -ETIME)
+			return ret;
+		*t = timer->expires;
+		return 0;
+	}
+
+	while (ktimer_active(timer) && !signal_pending_state(state, current)) {
+		schedule();
+		set_current_state(state);
+	}
+	__set_current_state(TASK_RUNNING);
+	stop_ktimer(timer);
+
+	*t = timer->expires;
+	rem = ktimer_add_sat(timer->expires, -timer->expired);
+	return rem > 0 ? rem : 0;
+}
+EXPORT_SYMBOL_GPL(schedule_ktimer);
+
+/*
+ * Move the timers of dead CPU @cpu to this CPU, in expiry order, and
+ * re-arm this CPU's wake-up events.  Runs on the control CPU after @cpu
+ * is dead, so nothing runs on its bases any more.
+ */
+static int ktimer_cpu_dead(unsigned int cpu)
+{
+	int i;
+
+	for (i = 0; i < KTIMER_MAX_CLOCKS; i++) {
+		struct ktimer_clock *clock = READ_ONCE(ktimer_clocks[i]);
+
+		if (clock && !(clock->flags & KTIMER_CLOCK_MANUAL))
+			hrtimer_cancel(&ktimer_cpu_base(cpu, i)->event);
+	}
+
+	local_irq_disable();
+	for (i = 0; i < KTIMER_MAX_CLOCKS; i++) {
+		struct ktimer_base *old = ktimer_cpu_base(cpu, i);
+		struct ktimer_base *new = ktimer_local_base(i);
+		struct ktimer *timer;
+
+		if (!READ_ONCE(ktimer_clocks[i]))
+			continue;
+
+		raw_spin_lock(&new->lock);
+		raw_spin_lock_nested(&old->lock, SINGLE_DEPTH_NESTING);
+		WARN_ON_ONCE(old->running);
+		while ((timer = ktimer_first(old))) {
+			ktimer_dequeue(timer, old);
+			WRITE_ONCE(timer->base, new);
+			ktimer_enqueue(timer, new);
+		}
+		old->next_event = KTIME_MAX;
+		raw_spin_unlock(&old->lock);
+		raw_spin_unlock(&new->lock);
+	}
+	local_irq_enable();
+	return 0;
+}
+
+struct ktimer_clock ktimer_clock_monotonic = {
+	.name		= "monotonic",
+	.clockid	= CLOCK_MONOTONIC,
+	.get_time	= ktime_get,
+};
+EXPORT_SYMBOL_GPL(ktimer_clock_monotonic);
+
+struct ktimer_clock ktimer_clock_realtime = {
+	.name		= "realtime",
+	.clockid	= CLOCK_REALTIME,
+	.get_time	= ktime_get_real,
+};
+EXPORT_SYMBOL_GPL(ktimer_clock_realtime);
+
+/* Locks and queues of every slot are set up once, before any clock */
+static void __init ktimer_init_bases(void)
+{
+	unsigned int cpu;
+	int i;
+
+	for_each_possible_cpu(cpu) {
+		for (i = 0; i < KTIMER_MAX_CLOCKS; i++) {
+			struct ktimer_base *base = ktimer_cpu_base(cpu, i);
+
+			raw_spin_lock_init(&base->lock);
+			base->queue = RB_ROOT_CACHED;
+			base->cpu = cpu;
+			base->next_event = KTIME_MAX;
+		}
+	}
+}
+
+static int __init ktimers_init(void)
+{
+	int ret;
+
+	ktimer_init_bases();
+	ret = ktimer_register_clock(&ktimer_clock_monotonic);
+	if (!ret)
+		ret = ktimer_register_clock(&ktimer_clock_realtime);
+	if (ret) {
+		pr_err("ktimers: cannot register the clock bases: %d\n", ret);
+		return ret;
+	}
+
+	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "ktimer:dead",
+					NULL, ktimer_cpu_dead);
+	return ret < 0 ? ret : 0;
+}
+early_initcall(ktimers_init);
