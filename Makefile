@@ -1,0 +1,101 @@
+# ktimers: port of the ktimers subsystem to Linux 6.12, tested with KUnit under QEMU.
+# The logic lives in tools/ktimers.py; this file only strings the steps together.
+# `make help` lists the targets and variables.
+
+PYTHON  ?= python3
+ARCHES  ?= i386 arm
+# `make test ARCH=arm` runs one arch.
+ifneq ($(strip $(ARCH)),)
+ARCHES  := $(ARCH)
+endif
+CONFIG  ?= default
+TREE    ?= build/linux
+TIMEOUT ?= 1200
+FORCE   ?=
+RESULTS := build/results
+
+KTIMERS     := $(PYTHON) tools/ktimers.py
+FORCE_FLAG  := $(if $(filter 1 yes true,$(FORCE)),--force)
+KUNIT_FLAGS := --tree $(TREE) --config $(CONFIG) --timeout $(TIMEOUT)
+TOOLS_COUNTS := $(RESULTS)/tools-tests.json
+STYLE_RESULT := $(RESULTS)/style.json
+
+# Kernel builds use every CPU already; never run two steps at once.
+.NOTPARALLEL:
+.DEFAULT_GOAL := all
+.PHONY: all test check tools-test style deps pin tree apply kunit summary clean distclean help
+
+## all: deps + tree + apply + kunit for each arch in ARCHES + summary (default)
+all:
+	@$(KTIMERS) deps $(ARCHES)
+	@$(KTIMERS) tree --tree $(TREE)
+	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
+	@$(KTIMERS) kunit $(KUNIT_FLAGS) $(ARCHES) || true
+	@$(KTIMERS) summary --config $(CONFIG) $(ARCHES)
+
+## test: CI gate: tools tests + style + kunit per arch + summary (last line: N passed, N failed)
+# Test steps never stop the recipe: summary judges them all, so its closing line stays last.
+test:
+	@$(KTIMERS) deps $(ARCHES)
+	@$(KTIMERS) tree --tree $(TREE)
+	@rm -f $(TOOLS_COUNTS) $(STYLE_RESULT)
+	@$(KTIMERS) tools-test --quiet --record $(TOOLS_COUNTS) || true
+	@$(KTIMERS) style --tree $(TREE) --record $(STYLE_RESULT) || true
+	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
+	@$(KTIMERS) kunit $(KUNIT_FLAGS) $(ARCHES) || true
+	@$(KTIMERS) summary --config $(CONFIG) --tools-tests $(TOOLS_COUNTS) --style $(STYLE_RESULT) $(ARCHES)
+
+## check: tools tests + style, no kernel build or boot (fast)
+check: tools-test style
+
+## tools-test: the tools' own unit tests (python3 -m unittest discover -s tools/tests -v)
+tools-test:
+	@$(KTIMERS) tools-test
+
+## style: checkpatch --strict and kernel-doc on kernel/ (needs the tree's scripts)
+style:
+	@$(KTIMERS) style --tree $(TREE)
+
+## deps: install missing Debian packages for ARCHES (needs root)
+deps:
+	@$(KTIMERS) deps $(ARCHES)
+
+## pin: rewrite kernel/base.pin from the installed linux-source-6.12 package
+pin:
+	@$(KTIMERS) pin --write
+
+## tree: extract the pinned kernel into TREE (once; re-extracts if the tarball changed)
+tree:
+	@$(KTIMERS) tree --tree $(TREE)
+
+## apply: apply kernel/series to TREE as commits on branch ktimers (FORCE=1 drops local edits)
+apply:
+	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
+
+## kunit: build, boot and run the KUnit suites for each arch in ARCHES
+kunit:
+	@$(KTIMERS) kunit $(KUNIT_FLAGS) $(ARCHES)
+
+## summary: print the results table for ARCHES; non-zero exit on any failure
+summary:
+	@$(KTIMERS) summary --config $(CONFIG) $(ARCHES)
+
+## clean: remove kunit build dirs and results (keeps the kernel tree)
+clean:
+	rm -rf build/kunit build/results
+
+## distclean: remove everything under build/, including the kernel tree
+distclean:
+	rm -rf build
+
+## help: this list
+help:
+	@echo "Targets:"
+	@sed -n 's/^## \([a-z-]*\): /  \1\t/p' $(MAKEFILE_LIST) | expand -t 14
+	@echo
+	@echo "Variables:"
+	@echo "  ARCH=<arch>      run one arch (default ARCHES='$(ARCHES)'; also x86_64 arm64 riscv um)"
+	@echo "  CONFIG=<name>    kunitconfig: default = .kunitconfig, else kunit_configs/<name>.config"
+	@echo "  TIMEOUT=<s>      seconds allowed for the tests to run in QEMU (default 1200)"
+	@echo "  TREE=<dir>       kernel tree (default build/linux)"
+	@echo "  FORCE=1          let apply discard local modifications in the tree"

@@ -1,0 +1,44 @@
+"""The architectures we can run KUnit on: one table entry per arch.
+
+Adding an arch = adding one Arch(...) line. kunit.py must know the arch too
+(tools/testing/kunit/qemu_configs/<arch>.py in the kernel tree).
+"""
+
+from dataclasses import dataclass
+
+from common import ToolError
+
+
+@dataclass(frozen=True)
+class Arch:
+    name: str                   # kunit.py --arch value (= kernel ARCH)
+    cross_compile: str = ""     # CROSS_COMPILE prefix; "" builds with the host gcc
+    packages: tuple = ()        # Debian packages needed beyond the common list (QEMU, cross gcc)
+    qemu_args: str = "-smp 2"   # extra QEMU arguments; SMP exercises the per-CPU bases
+
+    @property
+    def gcc(self):
+        return f"{self.cross_compile}gcc"
+
+
+ARCHES = {
+    arch.name: arch
+    for arch in (
+        Arch("i386", packages=("qemu-system-x86",)),
+        Arch("x86_64", packages=("qemu-system-x86",)),
+        Arch("arm", "arm-linux-gnueabihf-", ("qemu-system-arm", "gcc-arm-linux-gnueabihf")),
+        Arch("arm64", "aarch64-linux-gnu-", ("qemu-system-arm", "gcc-aarch64-linux-gnu")),
+        Arch("riscv", "riscv64-linux-gnu-", ("qemu-system-misc", "opensbi", "gcc-riscv64-linux-gnu")),
+        Arch("um", qemu_args=""),  # User Mode Linux runs as a host process, no QEMU
+    )
+}
+
+DEFAULT_ARCHES = ("i386", "arm")
+
+
+def get_arch(name):
+    try:
+        return ARCHES[name]
+    except KeyError:
+        raise ToolError(f"unknown arch {name!r}",
+                        f"use one of: {', '.join(ARCHES)} (or add it to tools/arches.py)") from None

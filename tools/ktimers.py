@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""ktimers tooling: one command line for everything the Makefile does.
+
+    ktimers.py deps [ARCH...]          install missing Debian packages
+    ktimers.py pin [--write]           check kernel/base.pin (or rewrite it from the installed package)
+    ktimers.py tree                    extract the pinned kernel into build/linux (once)
+    ktimers.py apply [--force|--hash]  apply kernel/series as commits on branch ktimers
+    ktimers.py kunit ARCH...           build + boot + run KUnit per arch, write results.json
+    ktimers.py summary ARCH...         table of results, closing `N passed, N failed`
+    ktimers.py style                   checkpatch + kernel-doc on kernel/
+    ktimers.py tools-test              the tools' own unit tests
+"""
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from arches import ARCHES, DEFAULT_ARCHES, get_arch  # noqa: E402
+from common import DEFAULT_TREE, PIN_FILE, RESULTS_DIR, ToolError, progress, rel  # noqa: E402
+
+
+def cmd_deps(args):
+    import deps
+    for arch in args.arches:
+        get_arch(arch)
+    deps.ensure(args.arches)
+
+
+def cmd_pin(args):
+    import pin
+    import tree
+    if args.write:
+        pin.repin(PIN_FILE)
+        return
+    result = pin.check(PIN_FILE, cache_file=tree.tarball_cache_file(args.tree))
+    if not result.warnings:
+        progress("pin", f"{result.pin.package} {result.installed_version} matches {rel(PIN_FILE)}")
+
+
+def cmd_tree(args):
+    import pin
+    import tree
+    result = pin.check(PIN_FILE, cache_file=tree.tarball_cache_file(args.tree))
+    tree.ensure(Path(args.tree), result)
+
+
+def cmd_apply(args):
+    import series
+    if args.hash:
+        print(series.series_hash())
+        return
+    series.apply(Path(args.tree), force=args.force)
+
+
+def cmd_kunit(args):
+    import kunit_run
+    failed = []
+    for arch in args.arches:
+        get_arch(arch)  # reject typos before a long build
+    for arch in args.arches:
+        try:
+            document = kunit_run.run_suites(Path(args.tree), arch, config=args.config, timeout=args.timeout,
+                                            jobs=args.jobs, use_ccache=not args.no_ccache,
+                                            expect=args.expect_suites)
+            if document["status"] != "PASS":
+                failed.append(arch)
+        except ToolError as error:
+            # One arch's setup problem must not hide the other arches' results.
+            print(f"error: [{arch}] {error}", file=sys.stderr, flush=True)
+            failed.append(arch)
+    if failed:
+        return 1
+
+
+def cmd_summary(args):
+    import summary
+    _, code = summary.summarize(args.arches, config=args.config, results_dir=Path(args.results_dir),
+                                tools_tests=args.tools_tests, style=args.style)
+    return code
+
+
+def cmd_style(args):
+    import style
+    try:
+        reports = style.check(Path(args.tree))
+    except ToolError as error:
+        if args.record:
+            style.record([], args.record, error=str(error))
+        raise
+    if args.record:
+        style.record(reports, args.record)
+    bad = [r for r in reports if not r.ok]
+    if bad:
+        print(f"style: {len(bad)} of {len(reports)} file(s) have problems", file=sys.stderr)
+        return 1
+    if reports:
+        progress("style", f"all {len(reports)} file(s) clean")
+
+
+def cmd_tools_test(args):
+    import selftest
+    counts = selftest.run_tests(args.record, verbosity=1 if args.quiet else 2)
+    return 1 if counts["failed"] or counts["errors"] else 0
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="ktimers.py", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add(name, func, help_text, tree=False):
+        command = sub.add_parser(name, help=help_text, description=help_text)
+        command.set_defaults(func=func)
+        if tree:
+            command.add_argument("--tree", default=str(DEFAULT_TREE), help="kernel tree (default build/linux)")
+        return command
+
+    arch_help = f"architectures ({', '.join(ARCHES)}); default: {' '.join(DEFAULT_ARCHES)}"
+    command = add("deps", cmd_deps, "install the Debian packages needed for the given arches")
+    command.add_argument("arches", nargs="*", default=list(DEFAULT_ARCHES), help=arch_help)
+
+    command = add("pin", cmd_pin, "check kernel/base.pin against the installed package", tree=True)
+    command.add_argument("--write", action="store_true", help="rewrite base.pin from the installed package")
+
+    add("tree", cmd_tree, "extract the pinned kernel tarball into the tree (once)", tree=True)
+
+    command = add("apply", cmd_apply, "apply kernel/series to the tree on branch ktimers", tree=True)
+    command.add_argument("--force", action="store_true", help="discard local modifications in the tree")
+    command.add_argument("--hash", action="store_true", help="only print the series hash")
+
+    command = add("kunit", cmd_kunit, "build, boot and run the KUnit suites per arch", tree=True)
+    command.add_argument("arches", nargs="*", default=list(DEFAULT_ARCHES), help=arch_help)
+    command.add_argument("--config", default="default",
+                         help="kunitconfig: default = .kunitconfig, NAME = kunit_configs/NAME.config")
+    command.add_argument("--timeout", type=int, default=1200, help="seconds for the tests to run (default 1200)")
+    command.add_argument("--jobs", type=int, default=None, help="make -j (default: number of CPUs)")
+    command.add_argument("--no-ccache", action="store_true", help="do not compile through ccache")
+    command.add_argument("--expect-suites", default="auto",
+                         help="suites that must report: auto (every kunit_suite in kernel/**/*.c), "
+                              "none, or a comma-separated list")
+
+    command = add("summary", cmd_summary, "print the results table; exit non-zero on any failure")
+    command.add_argument("arches", nargs="*", default=list(DEFAULT_ARCHES), help=arch_help)
+    command.add_argument("--config", default="default")
+    command.add_argument("--results-dir", default=str(RESULTS_DIR))
+    command.add_argument("--tools-tests", help="counts file written by `tools-test --record`")
+    command.add_argument("--style", help="result file written by `style --record`")
+
+    command = add("style", cmd_style, "checkpatch and kernel-doc on kernel/", tree=True)
+    command.add_argument("--record", help="also write the outcome to this JSON file (for summary)")
+
+    command = add("tools-test", cmd_tools_test, "run the tools' own unit tests")
+    command.add_argument("--record", help="write the counts to this JSON file (for summary)")
+    command.add_argument("--quiet", action="store_true", help="one dot per test instead of one line")
+    return parser
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args) or 0
+    except ToolError as error:
+        print(f"error: {error}", file=sys.stderr, flush=True)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
