@@ -100,6 +100,8 @@ struct ktimer_clock {
 
 extern struct ktimer_clock ktimer_clock_monotonic;
 extern struct ktimer_clock ktimer_clock_realtime;
+extern struct ktimer_clock ktimer_clock_boottime;
+extern struct ktimer_clock ktimer_clock_tai;
 
 int ktimer_register_clock(struct ktimer_clock *clock);
 int ktimer_unregister_clock(struct ktimer_clock *clock);
@@ -108,6 +110,8 @@ void ktimer_run_clock(struct ktimer_clock *clock);
 void ktimer_init(struct ktimer *timer, struct ktimer_clock *clock);
 void init_ktimer_mono(struct ktimer *timer);
 void init_ktimer_real(struct ktimer *timer);
+void init_ktimer_boottime(struct ktimer *timer);
+void init_ktimer_tai(struct ktimer *timer);
 
 int start_ktimer(struct ktimer *timer, const ktime_t *tim, int mode);
 int modify_ktimer(struct ktimer *timer, const ktime_t *tim, int mode);
@@ -124,6 +128,15 @@ u32 ktimer_clock_resolution(const struct ktimer_clock *clock);
 
 ktime_t schedule_ktimer(struct ktimer *timer, ktime_t *t, unsigned int state,
 			int mode);
+long ktimer_nanosleep(struct ktimer_clock *clock, const struct timespec64 *rqtp,
+		      int mode);
+long ktimer_nanosleep_mono(const struct timespec64 *rqtp, int mode);
+long ktimer_nanosleep_real(const struct timespec64 *rqtp, int mode);
+
+bool ktimer_highres_enabled(void);
+struct ktimer_clock *ktimer_clock_find(clockid_t clockid);
+struct ktimer_clock *ktimer_next_clock(const struct ktimer_clock *prev);
+unsigned int ktimer_clock_pending(const struct ktimer_clock *clock);
 
 /* Called from the timer softirq */
 void ktimer_run_queues(void);
@@ -139,12 +152,13 @@ static inline void ktimer_run_queues(void) { }
  * @timer: the timer
  *
  * Return: true while @timer waits in a queue for its expiry.  A timer whose
- * callback runs and which was not re-armed is not active.  The answer is a
- * snapshot unless the caller serialises against the timer's users.
+ * callback runs and which was not re-armed is not active, nor is a NULL
+ * @timer.  The answer is a snapshot unless the caller serialises against
+ * the timer's users.
  */
 static inline bool ktimer_active(const struct ktimer *timer)
 {
-	return !RB_EMPTY_NODE(&timer->node);
+	return timer && !RB_EMPTY_NODE(&timer->node);
 }
 
 #endif /* _LINUX_KTIMER_H */

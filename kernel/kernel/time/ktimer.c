@@ -17,7 +17,7 @@
  *  - FORWARD and REARM compute the number of periods with one division
  *    instead of a loop, so a zero or tiny period can never hang the CPU, and
  *    all expiry arithmetic saturates at KTIME_MAX/KTIME_MIN.
- *  - Caller errors get a warning and an error code instead of BUG().
+ *  - Caller errors get a warning and an error code; the 2005 code crashed.
  *  - Periodic timers are re-armed after their callback returns, so the
  *    callback sees the expiry it was run for and can end the period.
  *  - Timers of a dead CPU are moved by a CPU hotplug callback (the 2005
@@ -35,49 +35,25 @@
 #include <linux/math64.h>
 #include <linux/mutex.h>
 #include <linux/overflow.h>
+#include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
+#include <linux/restart_block.h>
 #include <linux/sched/signal.h>
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
 
+#include "ktimer_internal.h"
+
+#define CREATE_TRACE_POINTS
+#include <trace/events/ktimer.h>
+
 /* timer->flags */
 #define KTIMER_STOPPED_IN_CALLBACK	BIT(0)
 
-/**
- * struct ktimer_base - the queue of one clock on one CPU
- * @lock:		protects the queue and the state of its timers
- * @queue:		pending timers ordered by expiry, ties in start order
- * @clock:		the clock; NULL while the slot is not registered
- * @running:		timer whose callback runs right now, or NULL
- * @running_task:	task in whose context @running's callback runs
- * @pass:		incremented at each expiry run
- * @expiring:		an expiry run is in progress and reprograms at its end
- * @cpu:		the CPU the base belongs to
- * @next_event:		expiry @event is armed for, KTIME_MAX if none
- * @event:		wakes the CPU for the earliest expiry
- */
-struct ktimer_base {
-	raw_spinlock_t		lock;
-	struct rb_root_cached	queue;
-	struct ktimer_clock	*clock;
-	struct ktimer		*running;
-	struct task_struct	*running_task;
-	unsigned int		pass;
-	bool			expiring;
-	unsigned int		cpu;
-	ktime_t			next_event;
-	struct hrtimer		event;
-};
+DEFINE_PER_CPU(struct ktimer_cpu_bases, ktimer_cpu_bases);
 
-struct ktimer_cpu_bases {
-	struct ktimer_base	base[KTIMER_MAX_CLOCKS];
-};
-
-static DEFINE_PER_CPU(struct ktimer_cpu_bases, ktimer_cpu_bases);
-
-/* Registered clocks by slot; written under ktimer_clocks_mutex */
-static struct ktimer_clock *ktimer_clocks[KTIMER_MAX_CLOCKS];
+struct ktimer_clock *ktimer_clocks[KTIMER_MAX_CLOCKS];
 static DEFINE_MUTEX(ktimer_clocks_mutex);
 
 /*
@@ -86,11 +62,6 @@ static DEFINE_MUTEX(ktimer_clocks_mutex);
  * "timer->base is the lock" scheme as the 2005 posting and timer.c.
  */
 static struct ktimer_base ktimer_migrating_base;
-
-static struct ktimer_base *ktimer_cpu_base(unsigned int cpu, int index)
-{
-	return &per_cpu_ptr(&ktimer_cpu_bases, cpu)->base[index];
-}
 
 static struct ktimer_base *ktimer_local_base(int index)
 {
@@ -157,9 +128,35 @@ static struct ktimer *ktimer_first(struct ktimer_base *base)
 	return node ? rb_entry(node, struct ktimer, node) : NULL;
 }
 
+/*
+ * The expiry engine, chosen at boot with ktimer.highres=.  High resolution
+ * wakes the CPU at the exact expiry.  Low resolution lets the wake-up slip
+ * by up to a jiffy, so that it coalesces with the tick, and reports one
+ * jiffy of resolution: the behaviour of the 2005 code, which expired
+ * ktimers from the tick.  Both wake an idle NO_HZ CPU.
+ */
+static bool ktimer_highres = true;
+module_param_named(highres, ktimer_highres, bool, 0444);
+MODULE_PARM_DESC(highres, "expire ktimers at high resolution (default) or at jiffy resolution");
+
+/**
+ * ktimer_highres_enabled - is the high-resolution expiry engine in use?
+ *
+ * Return: true unless the kernel was booted with ktimer.highres=0.
+ */
+bool ktimer_highres_enabled(void)
+{
+	return ktimer_highres;
+}
+EXPORT_SYMBOL_GPL(ktimer_highres_enabled);
+
+/*
+ * hrtimer_resolution is 1 ns once hrtimers run in high resolution mode,
+ * one jiffy before that and without CONFIG_HIGH_RES_TIMERS.
+ */
 static u32 ktimer_engine_resolution(void)
 {
-	return TICK_NSEC;
+	return ktimer_highres ? hrtimer_resolution : TICK_NSEC;
 }
 
 /*
@@ -189,6 +186,7 @@ static void ktimer_program_event(struct ktimer_base *base, ktime_t expires)
 static void ktimer_enqueue(struct ktimer *timer, struct ktimer_base *base)
 {
 	timer->pass = base->pass;
+	base->count++;
 	if (rb_add_cached(&timer->node, &base->queue, ktimer_less))
 		ktimer_program_event(base, timer->expires);
 }
@@ -197,6 +195,7 @@ static void ktimer_dequeue(struct ktimer *timer, struct ktimer_base *base)
 {
 	rb_erase_cached(&timer->node, &base->queue);
 	RB_CLEAR_NODE(&timer->node);
+	base->count--;
 }
 
 static struct ktimer_base *ktimer_base_unlocked(const struct ktimer *timer)
@@ -345,6 +344,7 @@ static int ktimer_arm(struct ktimer *timer, const ktime_t *tim, int mode,
 	if (!ret) {
 		timer->flags &= ~KTIMER_STOPPED_IN_CALLBACK;
 		ktimer_enqueue(timer, base);
+		trace_ktimer_start(timer, mode);
 		ret = was_pending;
 	}
 unlock:
@@ -436,6 +436,7 @@ int try_to_stop_ktimer(struct ktimer *timer)
 		ktimer_dequeue(timer, base);
 		if (base->clock)
 			timer->expired = base->clock->get_time();
+		trace_ktimer_cancel(timer);
 		ret = 1;
 	}
 unlock:
@@ -465,7 +466,9 @@ static void ktimer_wait_running(const struct ktimer *timer)
  * with stop_ktimer(), which waits for the running callback and then
  * removes the re-armed timer, or from its own callback with stop_ktimer()
  * or try_to_stop_ktimer(), which never wait there and cancel the re-arm.
- * Do not call it while holding a lock that the callback takes.
+ * Do not call it while holding a lock that the callback takes, nor from
+ * a callback whose timer the other callback stops in turn: like
+ * hrtimer_cancel(), both would wait for each other.
  *
  * Context: any context.
  * Return: 1 if @timer was pending, 0 if not, -EINVAL (with a warning) if
@@ -561,6 +564,19 @@ u32 ktimer_clock_resolution(const struct ktimer_clock *clock)
 }
 EXPORT_SYMBOL_GPL(ktimer_clock_resolution);
 
+/* Round @t up to a multiple of @res, saturating */
+static ktime_t ktimer_round_up(ktime_t t, u32 res)
+{
+	s32 rem;
+
+	if (t == KTIME_MAX)
+		return t;
+	div_s64_rem(t, res, &rem);
+	if (rem > 0)
+		return ktimer_add_sat(t, res - rem);
+	return t - rem;
+}
+
 /**
  * ktimer_convert_timespec - convert a timespec for use with a timer
  * @timer: an initialised timer; its clock gives the resolution
@@ -577,22 +593,14 @@ EXPORT_SYMBOL_GPL(ktimer_clock_resolution);
 ktime_t ktimer_convert_timespec(struct ktimer *timer,
 				const struct timespec64 *ts)
 {
-	ktime_t t;
-	s32 rem;
-	u32 res;
+	struct ktimer_clock *clock;
 
 	if (ktimer_check_timer(timer) || WARN_ON_ONCE(!ts))
 		return 0;
 
-	res = ktimer_clock_resolution(READ_ONCE(ktimer_base_unlocked(timer)->clock));
-	t = timespec64_to_ktime(*ts);
-	if (t == KTIME_MAX)
-		return t;
-
-	div_s64_rem(t, res, &rem);
-	if (rem > 0)
-		return ktimer_add_sat(t, res - rem);
-	return t - rem;
+	clock = READ_ONCE(ktimer_base_unlocked(timer)->clock);
+	return ktimer_round_up(timespec64_to_ktime(*ts),
+			       ktimer_clock_resolution(clock));
 }
 EXPORT_SYMBOL_GPL(ktimer_convert_timespec);
 
@@ -663,7 +671,9 @@ static void ktimer_run_base(struct ktimer_base *base)
 		base->running_task = current;
 		raw_spin_unlock_irq(&base->lock);
 
+		trace_ktimer_expire_entry(timer, now);
 		fn(data);
+		trace_ktimer_expire_exit(timer);
 
 		raw_spin_lock_irq(&base->lock);
 		if (timer->interval > 0 && !ktimer_active(timer) &&
@@ -750,6 +760,7 @@ void ktimer_init(struct ktimer *timer, struct ktimer_clock *clock)
 	if (WARN_ON_ONCE(!ktimer_clock_registered(clock)))
 		return;
 	timer->base = ktimer_cpu_base(raw_smp_processor_id(), clock->index);
+	trace_ktimer_init(timer, clock);
 }
 EXPORT_SYMBOL_GPL(ktimer_init);
 
@@ -908,6 +919,68 @@ unlock:
 }
 EXPORT_SYMBOL_GPL(ktimer_unregister_clock);
 
+/**
+ * ktimer_clock_find - the registered clock that implements a POSIX clock
+ * @clockid: e.g. CLOCK_MONOTONIC
+ *
+ * Clocks registered with %KTIMER_CLOCK_MANUAL are not found.
+ *
+ * Return: the clock, or NULL if none is registered for @clockid.
+ */
+struct ktimer_clock *ktimer_clock_find(clockid_t clockid)
+{
+	struct ktimer_clock *clock = NULL;
+
+	while ((clock = ktimer_next_clock(clock))) {
+		if (clock->clockid == clockid)
+			return clock;
+	}
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(ktimer_clock_find);
+
+/**
+ * ktimer_next_clock - walk the registered clocks
+ * @prev: NULL to start, else the clock the previous call returned
+ *
+ * Visits every registered clock that the softirq runs (not the
+ * %KTIMER_CLOCK_MANUAL ones) in registration slot order.  Meant for
+ * clocks that stay registered, such as the built-in ones.
+ *
+ * Return: the next clock, or NULL after the last.
+ */
+struct ktimer_clock *ktimer_next_clock(const struct ktimer_clock *prev)
+{
+	int i = prev ? prev->index + 1 : 0;
+
+	for (; i < KTIMER_MAX_CLOCKS; i++) {
+		struct ktimer_clock *clock = READ_ONCE(ktimer_clocks[i]);
+
+		if (clock && !(clock->flags & KTIMER_CLOCK_MANUAL))
+			return clock;
+	}
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(ktimer_next_clock);
+
+/**
+ * ktimer_clock_pending - number of timers pending on a clock
+ * @clock: a registered clock
+ *
+ * Return: the sum over all CPUs, a snapshot without locking.
+ */
+unsigned int ktimer_clock_pending(const struct ktimer_clock *clock)
+{
+	unsigned int cpu, sum = 0;
+
+	if (!ktimer_clock_registered(clock))
+		return 0;
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(ktimer_cpu_base(cpu, clock->index)->count);
+	return sum;
+}
+EXPORT_SYMBOL_GPL(ktimer_clock_pending);
+
 /* Wake @data, a task sleeping in schedule_ktimer() */
 static void ktimer_wake_sleeper(void *data)
 {
@@ -964,6 +1037,116 @@ ktime_t schedule_ktimer(struct ktimer *timer, ktime_t *t, unsigned int state,
 EXPORT_SYMBOL_GPL(schedule_ktimer);
 
 /*
+ * Sleep until absolute @t on @clock.  After a signal, copy the time left to
+ * user space if the syscall asked for it (nanosleep_copyout() knows where)
+ * and ask for a restart.
+ */
+static long ktimer_sleep_until(struct ktimer_clock *clock, ktime_t t,
+			       int mode, ktime_t *expires)
+{
+	struct restart_block *restart = &current->restart_block;
+	struct ktimer timer;
+	ktime_t rem;
+
+	ktimer_init(&timer, clock);
+	rem = schedule_ktimer(&timer, &t, TASK_INTERRUPTIBLE, mode);
+	*expires = t;
+	if (rem <= 0)
+		return rem;
+
+	if (restart->nanosleep.type != TT_NONE) {
+		struct timespec64 left = ktime_to_timespec64(rem);
+
+		if (nanosleep_copyout(restart, &left))
+			return -EFAULT;
+	}
+	return -ERESTART_RESTARTBLOCK;
+}
+
+static long ktimer_nanosleep_restart(struct restart_block *restart)
+{
+	struct ktimer_clock *clock = ktimer_clock_find(restart->nanosleep.clockid);
+	ktime_t expires;
+
+	if (WARN_ON_ONCE(!clock))
+		return -EINVAL;
+	return ktimer_sleep_until(clock, restart->nanosleep.expires, KTIMER_ABS,
+				  &expires);
+}
+
+/**
+ * ktimer_nanosleep - nanosleep on a ktimer clock, with restart after signals
+ * @clock: a registered clock
+ * @rqtp: the time to sleep (%KTIMER_REL) or to sleep until (%KTIMER_ABS)
+ * @mode: %KTIMER_REL or %KTIMER_ABS
+ *
+ * The path the nanosleep() and clock_nanosleep() syscalls take through
+ * ktimers.  The caller sets current->restart_block.nanosleep.type (and the
+ * user pointer for the remaining time) as for hrtimer_nanosleep(); a
+ * kernel caller leaves it at %TT_NONE.  @rqtp is rounded up to the clock's
+ * resolution, as in the 2005 posting.  After a signal a relative sleep is
+ * restarted for the time that was left, by restart_block.fn, and an
+ * absolute one as it was (POSIX).
+ *
+ * Context: process context; sleeps.
+ * Return: 0 after the full sleep, -ERESTART_RESTARTBLOCK or -ERESTARTNOHAND
+ * after a signal, -EFAULT if the remaining time could not be stored,
+ * -EINVAL for an unregistered clock, an invalid @rqtp or @mode.
+ */
+long ktimer_nanosleep(struct ktimer_clock *clock, const struct timespec64 *rqtp,
+		      int mode)
+{
+	struct restart_block *restart = &current->restart_block;
+	ktime_t t, expires;
+	long ret;
+
+	if (!ktimer_clock_registered(clock) || !rqtp ||
+	    !timespec64_valid(rqtp) ||
+	    (mode != KTIMER_REL && mode != KTIMER_ABS))
+		return -EINVAL;
+
+	t = ktimer_round_up(timespec64_to_ktime(*rqtp),
+			    ktimer_clock_resolution(clock));
+	ret = ktimer_sleep_until(clock, t, mode, &expires);
+	if (ret != -ERESTART_RESTARTBLOCK)
+		return ret;
+	if (mode == KTIMER_ABS)
+		return -ERESTARTNOHAND;
+
+	restart->fn = ktimer_nanosleep_restart;
+	restart->nanosleep.clockid = clock->clockid;
+	restart->nanosleep.expires = expires;
+	return ret;
+}
+EXPORT_SYMBOL_GPL(ktimer_nanosleep);
+
+/**
+ * ktimer_nanosleep_mono - ktimer_nanosleep() on CLOCK_MONOTONIC
+ * @rqtp: the time to sleep, or to sleep until
+ * @mode: %KTIMER_REL or %KTIMER_ABS
+ *
+ * Return: as ktimer_nanosleep().
+ */
+long ktimer_nanosleep_mono(const struct timespec64 *rqtp, int mode)
+{
+	return ktimer_nanosleep(&ktimer_clock_monotonic, rqtp, mode);
+}
+EXPORT_SYMBOL_GPL(ktimer_nanosleep_mono);
+
+/**
+ * ktimer_nanosleep_real - ktimer_nanosleep() on CLOCK_REALTIME
+ * @rqtp: the time to sleep, or to sleep until
+ * @mode: %KTIMER_REL or %KTIMER_ABS
+ *
+ * Return: as ktimer_nanosleep().
+ */
+long ktimer_nanosleep_real(const struct timespec64 *rqtp, int mode)
+{
+	return ktimer_nanosleep(&ktimer_clock_realtime, rqtp, mode);
+}
+EXPORT_SYMBOL_GPL(ktimer_nanosleep_real);
+
+/*
  * Move the timers of dead CPU @cpu to this CPU, in expiry order, and
  * re-arm this CPU's wake-up events.  Runs on the control CPU after @cpu
  * is dead, so nothing runs on its bases any more.
@@ -1017,6 +1200,12 @@ struct ktimer_clock ktimer_clock_realtime = {
 	.get_time	= ktime_get_real,
 };
 EXPORT_SYMBOL_GPL(ktimer_clock_realtime);
+
+EXPORT_TRACEPOINT_SYMBOL_GPL(ktimer_init);
+EXPORT_TRACEPOINT_SYMBOL_GPL(ktimer_start);
+EXPORT_TRACEPOINT_SYMBOL_GPL(ktimer_expire_entry);
+EXPORT_TRACEPOINT_SYMBOL_GPL(ktimer_expire_exit);
+EXPORT_TRACEPOINT_SYMBOL_GPL(ktimer_cancel);
 
 /* Locks and queues of every slot are set up once, before any clock */
 static void __init ktimer_init_bases(void)

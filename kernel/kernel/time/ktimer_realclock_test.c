@@ -12,10 +12,12 @@
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
-#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/ktimer.h>
 #include <linux/sched.h>
+#include <linux/restart_block.h>
 #include <linux/sched/signal.h>
 #include <linux/timekeeping.h>
 
@@ -52,19 +54,46 @@ static void real_callback(void *data)
 		complete(&rt->done);
 }
 
-static void real_timer_init(struct real_timer *rt, bool realtime)
+static void stop_timer_action(void *timer)
+{
+	stop_ktimer(timer);
+}
+
+/*
+ * Stop @timer when the case ends, even when an assertion ends it early:
+ * a timer must never stay queued in memory that the case frees.
+ */
+static void stop_at_exit(struct kunit *test, struct ktimer *timer)
+{
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, stop_timer_action,
+							timer), 0);
+}
+
+static void real_timer_init(struct kunit *test, struct real_timer *rt,
+			    struct ktimer_clock *clock)
 {
 	memset(rt, 0, sizeof(*rt));
-	if (realtime) {
-		init_ktimer_real(&rt->timer);
-		rt->now = ktime_get_real;
-	} else {
-		init_ktimer_mono(&rt->timer);
-		rt->now = ktime_get;
-	}
+	ktimer_init(&rt->timer, clock);
+	stop_at_exit(test, &rt->timer);
+	rt->now = clock->get_time;
 	rt->timer.function = real_callback;
 	rt->timer.data = rt;
 	init_completion(&rt->done);
+}
+
+/* The generic cases run on every registered clock, new ones included */
+static const void *clock_gen_params(const void *prev, char *desc)
+{
+	struct ktimer_clock *clock = ktimer_next_clock(prev);
+
+	if (clock)
+		snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", clock->name);
+	return clock;
+}
+
+static struct ktimer_clock *param_clock(struct kunit *test)
+{
+	return (struct ktimer_clock *)test->param_value;
 }
 
 static int pin_case_init(struct kunit *test)
@@ -83,13 +112,13 @@ static void ktimer_delay(struct kunit *test, ktime_t ns)
 			0);
 }
 
-static void check_fires_after_expiry(struct kunit *test, bool realtime,
-				     ktime_t rel)
+static void check_fires_after_expiry(struct kunit *test,
+				     struct ktimer_clock *clock, ktime_t rel)
 {
 	struct real_timer *rt = kunit_kzalloc(test, sizeof(*rt), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, rt);
-	real_timer_init(rt, realtime);
+	real_timer_init(test, rt, clock);
 	KUNIT_ASSERT_EQ(test, start_ktimer(&rt->timer, &rel, KTIMER_REL), 0);
 	if (!wait_for_completion_timeout(&rt->done, WAIT_LIMIT)) {
 		stop_ktimer(&rt->timer);
@@ -104,20 +133,15 @@ static void check_fires_after_expiry(struct kunit *test, bool realtime,
 	KUNIT_EXPECT_EQ(test, stop_ktimer(&rt->timer), 0);
 }
 
-static void ktimer_mono_fires_after_expiry_test(struct kunit *test)
+static void ktimer_fires_after_expiry_test(struct kunit *test)
 {
-	check_fires_after_expiry(test, false, 2 * MS);
-}
-
-static void ktimer_real_fires_after_expiry_test(struct kunit *test)
-{
-	check_fires_after_expiry(test, true, 2 * MS);
+	check_fires_after_expiry(test, param_clock(test), 2 * MS);
 }
 
 /* The test sleeps, its CPU goes idle and stops the tick: still woken */
 static void ktimer_idle_cpu_wakes_test(struct kunit *test)
 {
-	check_fires_after_expiry(test, false, 200 * MS);
+	check_fires_after_expiry(test, param_clock(test), 200 * MS);
 }
 
 static void ktimer_real_order_test(struct kunit *test)
@@ -130,12 +154,12 @@ static void ktimer_real_order_test(struct kunit *test)
 	rt = kunit_kcalloc(test, ARRAY_SIZE(offsets_ms), sizeof(*rt),
 			   GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, rt);
-	start = ktime_get();
+	start = param_clock(test)->get_time();
 	for (i = 0; i < ARRAY_SIZE(offsets_ms); i++) {
 		/* one absolute base for all, so only the offsets decide */
 		ktime_t t = start + offsets_ms[i] * MS;
 
-		real_timer_init(&rt[i], false);
+		real_timer_init(test, &rt[i], param_clock(test));
 		rt[i].id = offsets_ms[i];
 		rt[i].order = order;
 		rt[i].norder = &norder;
@@ -168,7 +192,7 @@ static void ktimer_many_real_timers_test(struct kunit *test)
 
 		seed = seed * 1103515245 + 12345;
 		rel = 100 * NSEC_PER_USEC + (seed >> 8) % (5 * MS);
-		real_timer_init(&rt[i], i & 1);
+		real_timer_init(test, &rt[i], param_clock(test));
 		KUNIT_ASSERT_EQ(test, start_ktimer(&rt[i].timer, &rel,
 						   KTIMER_REL), 0);
 	}
@@ -192,7 +216,7 @@ static void ktimer_real_periodic_stop_test(struct kunit *test)
 	int fired;
 
 	KUNIT_ASSERT_NOT_NULL(test, rt);
-	real_timer_init(rt, false);
+	real_timer_init(test, rt, param_clock(test));
 	rt->timer.interval = MS;
 	start = ktime_get();
 	KUNIT_ASSERT_EQ(test, start_ktimer(&rt->timer, &rel, KTIMER_REL), 0);
@@ -216,7 +240,7 @@ static void ktimer_real_periodic_self_stop_test(struct kunit *test)
 	ktime_t rel = MS;
 
 	KUNIT_ASSERT_NOT_NULL(test, rt);
-	real_timer_init(rt, true);
+	real_timer_init(test, rt, param_clock(test));
 	rt->timer.interval = MS;
 	rt->stop_after = 3;
 	KUNIT_ASSERT_EQ(test, start_ktimer(&rt->timer, &rel, KTIMER_REL), 0);
@@ -233,18 +257,43 @@ static void ktimer_real_periodic_self_stop_test(struct kunit *test)
 
 static void ktimer_schedule_rel_test(struct kunit *test)
 {
+	struct ktimer_clock *clock = param_clock(test);
 	struct ktimer timer;
 	ktime_t start, t = 2 * MS;
 
-	init_ktimer_mono(&timer);
-	start = ktime_get();
+	ktimer_init(&timer, clock);
+	start = clock->get_time();
 	KUNIT_EXPECT_EQ(test, schedule_ktimer(&timer, &t, TASK_UNINTERRUPTIBLE,
 					      KTIMER_REL), 0);
-	KUNIT_EXPECT_GE(test, ktime_get() - start, 2 * MS);
+	KUNIT_EXPECT_GE(test, clock->get_time() - start, 2 * MS);
 	/* *t now holds the absolute expiry */
 	KUNIT_EXPECT_GE(test, t, start + 2 * MS);
-	KUNIT_EXPECT_LE(test, t, ktime_get());
+	KUNIT_EXPECT_LE(test, t, clock->get_time());
 	KUNIT_EXPECT_FALSE(test, ktimer_active(&timer));
+}
+
+/* The resolution and the timespec rounding follow the boot-time engine */
+static void ktimer_engine_resolution_test(struct kunit *test)
+{
+	struct ktimer_clock *clock = param_clock(test);
+	u32 want = ktimer_highres_enabled() ? hrtimer_resolution : TICK_NSEC;
+	struct timespec64 one = { 0, 1 }, res;
+	struct ktimer timer;
+
+	kunit_info(test, "%s-resolution engine, %u ns",
+		   ktimer_highres_enabled() ? "high" : "low", want);
+	KUNIT_EXPECT_EQ(test, ktimer_clock_resolution(clock), want);
+	ktimer_init(&timer, clock);
+	KUNIT_EXPECT_EQ(test, ktimer_convert_timespec(&timer, &one), want);
+	KUNIT_EXPECT_EQ(test, get_ktimer_mono_res(CLOCK_MONOTONIC, &res), 0);
+	KUNIT_EXPECT_EQ(test, timespec64_to_ns(&res), want);
+	KUNIT_EXPECT_EQ(test, get_ktimer_real_res(CLOCK_REALTIME, &res), 0);
+	KUNIT_EXPECT_EQ(test, timespec64_to_ns(&res), want);
+	/* a high-resolution system reports nanoseconds, a low one jiffies */
+	if (!ktimer_highres_enabled())
+		KUNIT_EXPECT_EQ(test, want, TICK_NSEC);
+	else if (IS_ENABLED(CONFIG_HIGH_RES_TIMERS) && hrtimer_resolution == 1)
+		KUNIT_EXPECT_EQ(test, want, 1);
 }
 
 static void ktimer_schedule_abs_real_test(struct kunit *test)
@@ -266,6 +315,26 @@ struct sleeper {
 	ktime_t			requested;
 };
 
+/*
+ * Run @fn(@data) in a kthread that accepts SIGUSR1, signal it once it
+ * reports @asleep, and wait for @done.  kthread_stop() keeps @data alive
+ * until the thread is gone, even when it does not finish in time.
+ */
+static void run_and_signal(struct kunit *test, int (*fn)(void *), void *data,
+			   struct completion *asleep, struct completion *done)
+{
+	struct task_struct *task = kthread_run(fn, data, "ktimer-sleeper");
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	get_task_struct(task);
+	wait_for_completion(asleep);
+	send_sig(SIGUSR1, task, 1);
+	if (!wait_for_completion_timeout(done, WAIT_LIMIT))
+		KUNIT_FAIL(test, "the signal did not end the sleep");
+	kthread_stop(task);
+	put_task_struct(task);
+}
+
 static int sleeper_thread(void *data)
 {
 	struct sleeper *s = data;
@@ -278,12 +347,6 @@ static int sleeper_thread(void *data)
 	s->rem = schedule_ktimer(&timer, &t, TASK_INTERRUPTIBLE, KTIMER_REL);
 	flush_signals(current);
 	complete(&s->done);
-	while (!kthread_should_stop()) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (!kthread_should_stop())
-			schedule();
-		__set_current_state(TASK_RUNNING);
-	}
 	return 0;
 }
 
@@ -291,21 +354,12 @@ static int sleeper_thread(void *data)
 static void ktimer_schedule_signal_test(struct kunit *test)
 {
 	struct sleeper *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
-	struct task_struct *task;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	init_completion(&s->asleep);
 	init_completion(&s->done);
 	s->requested = 60LL * NSEC_PER_SEC;
-	task = kthread_run(sleeper_thread, s, "ktimer-sleeper");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
-	get_task_struct(task);
-	wait_for_completion(&s->asleep);
-	send_sig(SIGUSR1, task, 1);
-	if (!wait_for_completion_timeout(&s->done, WAIT_LIMIT))
-		KUNIT_FAIL(test, "the signal did not end the sleep");
-	kthread_stop(task);
-	put_task_struct(task);
+	run_and_signal(test, sleeper_thread, s, &s->asleep, &s->done);
 	KUNIT_EXPECT_GT(test, s->rem, 0);
 	KUNIT_EXPECT_LE(test, s->rem, s->requested);
 }
@@ -313,6 +367,7 @@ static void ktimer_schedule_signal_test(struct kunit *test)
 /* Two CPUs: a callback spinning on one while the other acts on it */
 struct running_ctx {
 	struct ktimer	timer;
+	bool		ready;		/* the test waits on the other CPU */
 	bool		in_callback;
 	bool		release;
 	bool		finished;
@@ -324,6 +379,16 @@ static void spinning_callback(void *data)
 	struct running_ctx *rc = data;
 	ktime_t limit = ktime_get() + SPIN_LIMIT_NS;
 
+	/*
+	 * Spinning while the test is still being migrated away would block
+	 * the migration on this CPU: come back later instead.
+	 */
+	if (!READ_ONCE(rc->ready)) {
+		ktime_t again = MS;
+
+		start_ktimer(&rc->timer, &again, KTIMER_REL);
+		return;
+	}
 	WRITE_ONCE(rc->calls, rc->calls + 1);
 	WRITE_ONCE(rc->in_callback, true);
 	while (!READ_ONCE(rc->release) && ktime_get() < limit)
@@ -331,6 +396,14 @@ static void spinning_callback(void *data)
 	WRITE_ONCE(rc->in_callback, false);
 	/* pairs with the acquire in ktimer_try_stop_running_test() */
 	smp_store_release(&rc->finished, true);
+}
+
+static void release_action(void *data)
+{
+	struct running_ctx *rc = data;
+
+	WRITE_ONCE(rc->release, true);
+	WRITE_ONCE(rc->ready, true);
 }
 
 /* Start the timer on this CPU, move to another, wait for the callback */
@@ -347,11 +420,16 @@ static struct running_ctx *start_spinning_timer(struct kunit *test)
 	KUNIT_ASSERT_LT(test, other, nr_cpu_ids);
 
 	init_ktimer_mono(&rc->timer);
+	/* on failure, release the callback before stopping its timer */
+	stop_at_exit(test, &rc->timer);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, release_action,
+							rc), 0);
 	rc->timer.function = spinning_callback;
 	rc->timer.data = rc;
 	KUNIT_ASSERT_EQ(test, start_ktimer(&rc->timer, &rel, KTIMER_REL), 0);
 	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(other)),
 			0);
+	WRITE_ONCE(rc->ready, true);
 
 	limit = ktime_get() + SPIN_LIMIT_NS;
 	while (!READ_ONCE(rc->in_callback) && ktime_get() < limit)
@@ -396,17 +474,221 @@ static void ktimer_modify_running_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rc->calls, 2);
 }
 
+/* ---- setting the realtime clock ---- */
+
+/* Step the realtime clock by @delta, as settimeofday() would */
+static void step_realtime(struct kunit *test, ktime_t delta)
+{
+	struct timespec64 ts = ktime_to_timespec64(ktime_get_real() + delta);
+
+	KUNIT_ASSERT_EQ(test, do_settimeofday64(&ts), 0);
+}
+
+/*
+ * The realtime clock cannot be set before the boot time, and a guest
+ * without an RTC (ARM's virt machine here) boots in 1970 with realtime
+ * equal to monotonic.  Move it a day ahead first, so that the steps
+ * below stay legal; the guest is disposable.
+ */
+static void ensure_realtime_headroom(struct kunit *test)
+{
+	const ktime_t day = 24 * 3600LL * NSEC_PER_SEC;
+
+	if (ktime_get_real() - ktime_get() < day / 2)
+		step_realtime(test, day);
+}
+
+/*
+ * A forward step past an absolute realtime expiry fires it promptly; a
+ * realtime timer not yet reached and monotonic timers keep waiting.
+ */
+static void ktimer_clock_set_forward_test(struct kunit *test)
+{
+	struct real_timer *rt = kunit_kcalloc(test, 3, sizeof(*rt), GFP_KERNEL);
+	ktime_t hour = 3600LL * NSEC_PER_SEC, t;
+	ktime_t rel2h = 2 * hour, rel1h = hour;
+	bool fired;
+
+	KUNIT_ASSERT_NOT_NULL(test, rt);
+	ensure_realtime_headroom(test);
+	real_timer_init(test, &rt[0], &ktimer_clock_realtime);
+	real_timer_init(test, &rt[1], &ktimer_clock_realtime);
+	real_timer_init(test, &rt[2], &ktimer_clock_monotonic);
+	t = ktime_get_real() + hour;
+	KUNIT_ASSERT_EQ(test, start_ktimer(&rt[0].timer, &t, KTIMER_ABS), 0);
+	/* relative realtime timers become absolute when started */
+	KUNIT_ASSERT_EQ(test, start_ktimer(&rt[1].timer, &rel2h, KTIMER_REL), 0);
+	KUNIT_ASSERT_EQ(test, start_ktimer(&rt[2].timer, &rel1h, KTIMER_REL), 0);
+
+	step_realtime(test, 90LL * 60 * NSEC_PER_SEC);
+	fired = wait_for_completion_timeout(&rt[0].done, WAIT_LIMIT);
+	KUNIT_EXPECT_TRUE(test, ktimer_active(&rt[1].timer));
+	KUNIT_EXPECT_LE(test, get_remtime_ktimer(&rt[1].timer, 0),
+			30LL * 60 * NSEC_PER_SEC);
+	KUNIT_EXPECT_TRUE(test, ktimer_active(&rt[2].timer));
+	KUNIT_EXPECT_GT(test, get_remtime_ktimer(&rt[2].timer, 0),
+			50LL * 60 * NSEC_PER_SEC);
+	/* undo the step, keeping the time that really passed */
+	step_realtime(test, -90LL * 60 * NSEC_PER_SEC);
+
+	stop_ktimer(&rt[0].timer);
+	KUNIT_EXPECT_EQ(test, stop_ktimer(&rt[1].timer), 1);
+	KUNIT_EXPECT_EQ(test, stop_ktimer(&rt[2].timer), 1);
+	KUNIT_ASSERT_TRUE_MSG(test, fired, "passed realtime timer did not fire");
+	KUNIT_EXPECT_GE(test, rt[0].seen_now, t);
+}
+
+/* A backward step delays absolute realtime timers; stepping back fires */
+static void ktimer_clock_set_backward_test(struct kunit *test)
+{
+	struct real_timer *rt = kunit_kzalloc(test, sizeof(*rt), GFP_KERNEL);
+	ktime_t hour = 3600LL * NSEC_PER_SEC, t;
+
+	KUNIT_ASSERT_NOT_NULL(test, rt);
+	ensure_realtime_headroom(test);
+	real_timer_init(test, rt, &ktimer_clock_realtime);
+	t = ktime_get_real() + 20 * MS;
+	KUNIT_ASSERT_EQ(test, start_ktimer(&rt->timer, &t, KTIMER_ABS), 0);
+	step_realtime(test, -hour);
+	KUNIT_EXPECT_GT(test, get_remtime_ktimer(&rt->timer, 0),
+			hour - 60LL * NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, rt->fired, 0);
+	step_realtime(test, hour);
+	if (!wait_for_completion_timeout(&rt->done, WAIT_LIMIT)) {
+		stop_ktimer(&rt->timer);
+		KUNIT_FAIL(test, "timer did not fire after the clock came back");
+		return;
+	}
+	KUNIT_EXPECT_GE(test, rt->seen_now, t);
+}
+
+/* ---- nanosleep with restart ---- */
+
+struct nanosleeper {
+	struct completion	asleep;
+	struct completion	done;
+	struct ktimer_clock	*clock;
+	struct timespec64	rqtp;
+	int			mode;
+	long			ret;
+	long			restart_ret;
+	ktime_t			restart_expires;
+	ktime_t			woke;
+	bool			restart_set;
+};
+
+static int nanosleep_thread(void *data)
+{
+	struct nanosleeper *s = data;
+	struct restart_block *restart = &current->restart_block;
+
+	allow_signal(SIGUSR1);
+	restart->fn = NULL;
+	restart->nanosleep.type = TT_NONE;
+	complete(&s->asleep);
+	s->ret = ktimer_nanosleep(s->clock, &s->rqtp, s->mode);
+	flush_signals(current);
+	s->restart_set = restart->fn;
+	s->restart_expires = restart->nanosleep.expires;
+	if (s->ret == -ERESTART_RESTARTBLOCK && restart->fn) {
+		/* what the syscall restart does, after a shortened wait */
+		restart->nanosleep.expires = s->clock->get_time() + 2 * MS;
+		s->restart_ret = restart->fn(restart);
+		s->woke = s->clock->get_time();
+	}
+	complete(&s->done);
+	return 0;
+}
+
+static struct nanosleeper *interrupt_nanosleep(struct kunit *test,
+					       struct ktimer_clock *clock,
+					       struct timespec64 rqtp, int mode)
+{
+	struct nanosleeper *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	init_completion(&s->asleep);
+	init_completion(&s->done);
+	s->clock = clock;
+	s->rqtp = rqtp;
+	s->mode = mode;
+	run_and_signal(test, nanosleep_thread, s, &s->asleep, &s->done);
+	return s;
+}
+
+/* A relative sleep cut by a signal restarts until the same absolute end */
+static void ktimer_nanosleep_restart_test(struct kunit *test)
+{
+	struct ktimer_clock *clock = param_clock(test);
+	struct timespec64 rqtp = { 60, 0 };
+	ktime_t before = clock->get_time();
+	struct nanosleeper *s = interrupt_nanosleep(test, clock, rqtp, KTIMER_REL);
+
+	KUNIT_EXPECT_EQ(test, s->ret, -ERESTART_RESTARTBLOCK);
+	KUNIT_EXPECT_TRUE(test, s->restart_set);
+	KUNIT_EXPECT_GE(test, s->restart_expires, before + 60LL * NSEC_PER_SEC);
+	KUNIT_EXPECT_LE(test, s->restart_expires, clock->get_time() + 60LL * NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, s->restart_ret, 0);
+}
+
+/* An absolute sleep is not restarted with a remaining time (POSIX) */
+static void ktimer_nanosleep_abs_signal_test(struct kunit *test)
+{
+	struct ktimer_clock *clock = param_clock(test);
+	struct timespec64 rqtp = ktime_to_timespec64(clock->get_time() +
+						     60LL * NSEC_PER_SEC);
+	struct nanosleeper *s = interrupt_nanosleep(test, clock, rqtp, KTIMER_ABS);
+
+	KUNIT_EXPECT_EQ(test, s->ret, -ERESTARTNOHAND);
+	KUNIT_EXPECT_FALSE(test, s->restart_set);
+}
+
+static void ktimer_nanosleep_full_test(struct kunit *test)
+{
+	struct ktimer_clock *clock = param_clock(test);
+	struct timespec64 rqtp = { 0, 2 * MS };
+	ktime_t start = clock->get_time();
+
+	KUNIT_EXPECT_EQ(test, ktimer_nanosleep(clock, &rqtp, KTIMER_REL), 0);
+	KUNIT_EXPECT_GE(test, clock->get_time() - start, 2 * MS);
+	/* an absolute time in the past returns at once */
+	rqtp = ktime_to_timespec64(start);
+	KUNIT_EXPECT_EQ(test, ktimer_nanosleep(clock, &rqtp, KTIMER_ABS), 0);
+}
+
+static void ktimer_nanosleep_invalid_test(struct kunit *test)
+{
+	struct timespec64 bad = { 0, NSEC_PER_SEC }, neg = { -1, 0 };
+	struct timespec64 ok = { 0, 1 };
+
+	KUNIT_EXPECT_EQ(test, ktimer_nanosleep_mono(&bad, KTIMER_REL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ktimer_nanosleep_mono(&neg, KTIMER_REL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ktimer_nanosleep_real(NULL, KTIMER_REL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ktimer_nanosleep_mono(&ok, KTIMER_INCR), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ktimer_nanosleep(NULL, &ok, KTIMER_REL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ktimer_nanosleep_real(&ok, KTIMER_REL), 0);
+}
+
+#define KUNIT_CASE_CLOCKS(name) \
+	KUNIT_CASE_PARAM_ATTR(name, clock_gen_params, { .speed = KUNIT_SPEED_SLOW })
+
 static struct kunit_case ktimer_realclock_cases[] = {
-	KUNIT_CASE_SLOW(ktimer_mono_fires_after_expiry_test),
-	KUNIT_CASE_SLOW(ktimer_real_fires_after_expiry_test),
-	KUNIT_CASE_SLOW(ktimer_idle_cpu_wakes_test),
-	KUNIT_CASE_SLOW(ktimer_real_order_test),
-	KUNIT_CASE_SLOW(ktimer_many_real_timers_test),
-	KUNIT_CASE_SLOW(ktimer_real_periodic_stop_test),
-	KUNIT_CASE_SLOW(ktimer_real_periodic_self_stop_test),
-	KUNIT_CASE_SLOW(ktimer_schedule_rel_test),
+	KUNIT_CASE_CLOCKS(ktimer_fires_after_expiry_test),
+	KUNIT_CASE_CLOCKS(ktimer_idle_cpu_wakes_test),
+	KUNIT_CASE_CLOCKS(ktimer_real_order_test),
+	KUNIT_CASE_CLOCKS(ktimer_many_real_timers_test),
+	KUNIT_CASE_CLOCKS(ktimer_real_periodic_stop_test),
+	KUNIT_CASE_CLOCKS(ktimer_real_periodic_self_stop_test),
+	KUNIT_CASE_CLOCKS(ktimer_schedule_rel_test),
+	KUNIT_CASE_CLOCKS(ktimer_engine_resolution_test),
 	KUNIT_CASE_SLOW(ktimer_schedule_abs_real_test),
 	KUNIT_CASE_SLOW(ktimer_schedule_signal_test),
+	KUNIT_CASE_SLOW(ktimer_clock_set_forward_test),
+	KUNIT_CASE_SLOW(ktimer_clock_set_backward_test),
+	KUNIT_CASE_CLOCKS(ktimer_nanosleep_restart_test),
+	KUNIT_CASE_CLOCKS(ktimer_nanosleep_abs_signal_test),
+	KUNIT_CASE_CLOCKS(ktimer_nanosleep_full_test),
+	KUNIT_CASE_SLOW(ktimer_nanosleep_invalid_test),
 	KUNIT_CASE_SLOW(ktimer_try_stop_running_test),
 	KUNIT_CASE_SLOW(ktimer_modify_running_test),
 	{}

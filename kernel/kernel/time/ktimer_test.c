@@ -10,6 +10,7 @@
  */
 
 #include <kunit/test.h>
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/jiffies.h>
 #include <linux/ktimer.h>
@@ -361,6 +362,7 @@ static void ktimer_null_timer_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, schedule_ktimer(NULL, &t, TASK_UNINTERRUPTIBLE,
 					      KTIMER_REL), -EINVAL);
 	expect_warning_end(test);
+	KUNIT_EXPECT_FALSE(test, ktimer_active(NULL));
 }
 
 /* A timer that was never initialised has no base: refused, not crashed */
@@ -1246,24 +1248,10 @@ static void ktimer_convert_timespec_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ktimer_convert_timespec(&tt->timer, &c->ts), c->ns);
 }
 
-/* The real clocks follow the engine: one jiffy in low resolution */
-static void ktimer_real_clock_resolution_test(struct kunit *test)
+/* A clock's own resolution wins over the engine's */
+static void ktimer_clock_own_resolution_test(struct kunit *test)
 {
-	struct timespec64 ts = { 5, 5 };
-	struct timespec64 one = { 0, 1 };
-	struct ktimer timer;
-
-	KUNIT_EXPECT_EQ(test, get_ktimer_mono_res(CLOCK_MONOTONIC, &ts), 0);
-	KUNIT_EXPECT_EQ(test, ts.tv_sec, 0);
-	KUNIT_EXPECT_EQ(test, ts.tv_nsec, TICK_NSEC);
-	KUNIT_EXPECT_EQ(test, get_ktimer_real_res(CLOCK_REALTIME, &ts), 0);
-	KUNIT_EXPECT_EQ(test, ts.tv_nsec, TICK_NSEC);
 	KUNIT_EXPECT_EQ(test, ktimer_clock_resolution(&fake_clock), FAKE_RES);
-
-	init_ktimer_mono(&timer);
-	KUNIT_EXPECT_EQ(test, ktimer_convert_timespec(&timer, &one), TICK_NSEC);
-	init_ktimer_real(&timer);
-	KUNIT_EXPECT_EQ(test, ktimer_convert_timespec(&timer, &one), TICK_NSEC);
 	expect_warning_begin(test);
 	KUNIT_EXPECT_EQ(test, get_ktimer_mono_res(CLOCK_MONOTONIC, NULL), -EINVAL);
 	expect_warning_end(test);
@@ -1292,7 +1280,7 @@ static struct kunit_case ktimer_stop_cases[] = {
 	KUNIT_CASE(ktimer_remtime_stopped_test),
 	KUNIT_CASE(ktimer_expiry_query_test),
 	KUNIT_CASE_PARAM(ktimer_convert_timespec_test, convert_cases_gen_params),
-	KUNIT_CASE(ktimer_real_clock_resolution_test),
+	KUNIT_CASE(ktimer_clock_own_resolution_test),
 	KUNIT_CASE(ktimer_schedule_past_test),
 	{}
 };
@@ -1306,8 +1294,91 @@ static struct kunit_suite ktimer_stop_suite = {
 	.test_cases = ktimer_stop_cases,
 };
 
+/* ---- CPU hotplug ---- */
+
+/* A CPU that can go offline while the test runs elsewhere, or -1 */
+static int pick_victim_cpu(void)
+{
+	unsigned int cpu;
+
+	for_each_online_cpu(cpu) {
+		if (cpu != 0 && cpu_is_hotpluggable(cpu))
+			return cpu;
+	}
+	return -1;
+}
+
+/* Timers of a CPU that goes offline move, in expiry order, and still fire */
+static void ktimer_hotplug_migrates_in_order_test(struct kunit *test)
+{
+	static const ktime_t offsets[] = { 40, 10, 30, 10, 20 };
+	struct test_ctx *ctx = test->priv;
+	struct test_timer *tt[ARRAY_SIZE(offsets)];
+	int victim = pick_victim_cpu(), i, ret;
+
+	if (!IS_ENABLED(CONFIG_HOTPLUG_CPU) || victim < 0)
+		kunit_skip(test, "needs a second CPU that can go offline");
+
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(victim)), 0);
+	for (i = 0; i < ARRAY_SIZE(offsets); i++) {
+		tt[i] = new_timer(test, i);
+		start_abs(test, tt[i], NOW + offsets[i]);
+	}
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(0)), 0);
+
+	ret = remove_cpu(victim);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "remove_cpu(%d)", victim);
+	/* this CPU now holds them: running its queue fires them all */
+	advance_to(NOW + 100);
+	ret = add_cpu(victim);
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "add_cpu(%d)", victim);
+
+	KUNIT_ASSERT_EQ(test, ctx->nfired, ARRAY_SIZE(offsets));
+	KUNIT_EXPECT_EQ(test, ctx->fired_ids[0], 1);
+	KUNIT_EXPECT_EQ(test, ctx->fired_ids[1], 3);
+	KUNIT_EXPECT_EQ(test, ctx->fired_ids[2], 4);
+	KUNIT_EXPECT_EQ(test, ctx->fired_ids[3], 2);
+	KUNIT_EXPECT_EQ(test, ctx->fired_ids[4], 0);
+	KUNIT_EXPECT_EQ(test, ktimer_clock_pending(&fake_clock), 0);
+}
+
+/* A CPU that came back online runs its own timers again */
+static void ktimer_hotplug_cpu_back_test(struct kunit *test)
+{
+	struct test_timer *tt;
+	int victim = pick_victim_cpu();
+
+	if (!IS_ENABLED(CONFIG_HOTPLUG_CPU) || victim < 0)
+		kunit_skip(test, "needs a second CPU that can go offline");
+
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(0)), 0);
+	KUNIT_ASSERT_EQ(test, remove_cpu(victim), 0);
+	KUNIT_ASSERT_EQ(test, add_cpu(victim), 0);
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(victim)), 0);
+	tt = new_timer(test, 0);
+	start_abs(test, tt, NOW + 10);
+	advance_to(NOW + 10);
+	KUNIT_EXPECT_EQ(test, tt->fired, 1);
+	KUNIT_EXPECT_EQ(test, ktimer_clock_pending(&fake_clock), 0);
+}
+
+static struct kunit_case ktimer_hotplug_cases[] = {
+	KUNIT_CASE(ktimer_hotplug_migrates_in_order_test),
+	KUNIT_CASE(ktimer_hotplug_cpu_back_test),
+	{}
+};
+
+static struct kunit_suite ktimer_hotplug_suite = {
+	.name = "ktimer_hotplug",
+	.suite_init = fake_suite_init,
+	.suite_exit = fake_suite_exit,
+	.init = fake_case_init,
+	.exit = fake_case_exit,
+	.test_cases = ktimer_hotplug_cases,
+};
+
 kunit_test_suites(&ktimer_modes_suite, &ktimer_errors_suite,
-		  &ktimer_queue_suite, &ktimer_stop_suite);
+		  &ktimer_queue_suite, &ktimer_stop_suite, &ktimer_hotplug_suite);
 
 MODULE_DESCRIPTION("KUnit tests for ktimers on a fake clock");
 MODULE_LICENSE("GPL");

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ktimers internals shared by ktimer.c and its debugfs view; not an API.
+ */
+#ifndef _KERNEL_TIME_KTIMER_INTERNAL_H
+#define _KERNEL_TIME_KTIMER_INTERNAL_H
+
+#include <linux/hrtimer.h>
+#include <linux/ktimer.h>
+#include <linux/percpu.h>
+#include <linux/seq_file.h>
+#include <linux/rbtree.h>
+#include <linux/spinlock.h>
+
+/**
+ * struct ktimer_base - the queue of one clock on one CPU
+ * @lock:		protects the queue and the state of its timers
+ * @queue:		pending timers ordered by expiry, ties in start order
+ * @clock:		the clock; NULL while the slot is not registered
+ * @running:		timer whose callback runs right now, or NULL
+ * @running_task:	task in whose context @running's callback runs
+ * @count:		number of pending timers
+ * @pass:		incremented at each expiry run
+ * @expiring:		an expiry run is in progress and reprograms at its end
+ * @cpu:		the CPU the base belongs to
+ * @next_event:		expiry @event is armed for, KTIME_MAX if none
+ * @event:		wakes the CPU for the earliest expiry
+ */
+struct ktimer_base {
+	raw_spinlock_t		lock;
+	struct rb_root_cached	queue;
+	struct ktimer_clock	*clock;
+	struct ktimer		*running;
+	struct task_struct	*running_task;
+	unsigned int		count;
+	unsigned int		pass;
+	bool			expiring;
+	unsigned int		cpu;
+	ktime_t			next_event;
+	struct hrtimer		event;
+};
+
+struct ktimer_cpu_bases {
+	struct ktimer_base	base[KTIMER_MAX_CLOCKS];
+};
+
+DECLARE_PER_CPU(struct ktimer_cpu_bases, ktimer_cpu_bases);
+
+/* Registered clocks by slot; written under ktimer_clocks_mutex */
+extern struct ktimer_clock *ktimer_clocks[KTIMER_MAX_CLOCKS];
+
+static inline struct ktimer_base *ktimer_cpu_base(unsigned int cpu, int index)
+{
+	return &per_cpu_ptr(&ktimer_cpu_bases, cpu)->base[index];
+}
+
+int ktimer_debug_show(struct seq_file *m, void *v);
+
+#endif /* _KERNEL_TIME_KTIMER_INTERNAL_H */
