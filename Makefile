@@ -8,7 +8,13 @@ ARCHES  ?= i386 arm
 ifneq ($(strip $(ARCH)),)
 ARCHES  := $(ARCH)
 endif
-CONFIG  ?= default
+# Test configurations (kunit_configs/matrix): `make test CONFIG=up` runs one,
+# CONFIGS="default up" several; neither runs those marked `by_default = yes`.
+CONFIG  ?=
+CONFIGS ?=
+ifneq ($(strip $(CONFIG)),)
+CONFIGS := $(CONFIG)
+endif
 TREE    ?= build/linux
 TIMEOUT ?= 1200
 FORCE   ?=
@@ -16,7 +22,8 @@ RESULTS := build/results
 
 KTIMERS     := $(PYTHON) tools/ktimers.py
 FORCE_FLAG  := $(if $(filter 1 yes true,$(FORCE)),--force)
-KUNIT_FLAGS := --tree $(TREE) --config $(CONFIG) --timeout $(TIMEOUT)
+CONFIG_FLAGS := $(foreach c,$(CONFIGS),--config $(c))
+KUNIT_FLAGS := --tree $(TREE) $(CONFIG_FLAGS) --timeout $(TIMEOUT)
 TOOLS_COUNTS := $(RESULTS)/tools-tests.json
 STYLE_RESULT := $(RESULTS)/style.json
 
@@ -25,16 +32,18 @@ STYLE_RESULT := $(RESULTS)/style.json
 .DEFAULT_GOAL := all
 .PHONY: all test check tools-test style deps pin tree apply kunit summary clean distclean help
 
-## all: deps + tree + apply + kunit for each arch in ARCHES + summary (default)
+## all: deps + tree + apply + kunit per arch in ARCHES and configuration in CONFIGS + summary (default)
 all:
 	@$(KTIMERS) deps $(ARCHES)
 	@$(KTIMERS) tree --tree $(TREE)
 	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
 	@$(KTIMERS) kunit $(KUNIT_FLAGS) $(ARCHES) || true
-	@$(KTIMERS) summary --config $(CONFIG) $(ARCHES)
+	@$(KTIMERS) summary $(CONFIG_FLAGS) $(ARCHES)
 
-## test: CI gate: tools tests + style + kunit per arch + summary (last line: N passed, N failed)
+## test: CI gate: tools tests + style + kunit per arch and configuration + summary (last line: N passed, N failed)
 # Test steps never stop the recipe: summary judges them all, so its closing line stays last.
+# `kunit` loops: for each arch, the configurations in matrix order (default builds,
+# lowres only boots default's build dir, up builds its own).
 test:
 	@$(KTIMERS) deps $(ARCHES)
 	@$(KTIMERS) tree --tree $(TREE)
@@ -43,7 +52,7 @@ test:
 	@$(KTIMERS) style --tree $(TREE) --record $(STYLE_RESULT) || true
 	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
 	@$(KTIMERS) kunit $(KUNIT_FLAGS) $(ARCHES) || true
-	@$(KTIMERS) summary --config $(CONFIG) --tools-tests $(TOOLS_COUNTS) --style $(STYLE_RESULT) $(ARCHES)
+	@$(KTIMERS) summary $(CONFIG_FLAGS) --tools-tests $(TOOLS_COUNTS) --style $(STYLE_RESULT) $(ARCHES)
 
 ## check: tools tests + style, no kernel build or boot (fast)
 check: tools-test style
@@ -72,13 +81,13 @@ tree:
 apply:
 	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
 
-## kunit: build, boot and run the KUnit suites for each arch in ARCHES
+## kunit: build, boot and run the KUnit suites for each arch in ARCHES and configuration in CONFIGS
 kunit:
 	@$(KTIMERS) kunit $(KUNIT_FLAGS) $(ARCHES)
 
-## summary: print the results table for ARCHES; non-zero exit on any failure
+## summary: print the results table for ARCHES x CONFIGS; non-zero exit on any failure
 summary:
-	@$(KTIMERS) summary --config $(CONFIG) $(ARCHES)
+	@$(KTIMERS) summary $(CONFIG_FLAGS) $(ARCHES)
 
 ## clean: remove kunit build dirs and results (keeps the kernel tree)
 clean:
@@ -95,7 +104,11 @@ help:
 	@echo
 	@echo "Variables:"
 	@echo "  ARCH=<arch>      run one arch (default ARCHES='$(ARCHES)'; also x86_64 arm64 riscv um)"
-	@echo "  CONFIG=<name>    kunitconfig: default = .kunitconfig, else kunit_configs/<name>.config"
+	@echo "  CONFIG=<name>    run one configuration of kunit_configs/matrix (listed below)"
+	@echo "  CONFIGS='a b'    run several (default: those with yes under 'make test' below)"
 	@echo "  TIMEOUT=<s>      seconds allowed for the tests to run in QEMU (default 1200)"
 	@echo "  TREE=<dir>       kernel tree (default build/linux)"
 	@echo "  FORCE=1          let apply discard local modifications in the tree"
+	@echo
+	@echo "Configurations (kunit_configs/matrix):"
+	@$(KTIMERS) matrix | sed 's/^/  /'

@@ -14,7 +14,8 @@ class Arch:
     name: str                   # kunit.py --arch value (= kernel ARCH)
     cross_compile: str = ""     # CROSS_COMPILE prefix; "" builds with the host gcc
     packages: tuple = ()        # Debian packages needed beyond the common list (QEMU, cross gcc)
-    qemu_args: str = "-smp 2"   # extra QEMU arguments; SMP exercises the per-CPU bases
+    qemu_args: str = ""         # extra QEMU arguments for every run (-smp comes from kunit_configs/matrix)
+    qemu: bool = True           # False: no QEMU (um), so no --qemu_args at all
 
     @property
     def gcc(self):
@@ -29,7 +30,7 @@ ARCHES = {
         Arch("arm", "arm-linux-gnueabihf-", ("qemu-system-arm", "gcc-arm-linux-gnueabihf")),
         Arch("arm64", "aarch64-linux-gnu-", ("qemu-system-arm", "gcc-aarch64-linux-gnu")),
         Arch("riscv", "riscv64-linux-gnu-", ("qemu-system-misc", "opensbi", "gcc-riscv64-linux-gnu")),
-        Arch("um", qemu_args=""),  # User Mode Linux runs as a host process, no QEMU
+        Arch("um", qemu=False),  # User Mode Linux runs as a host process, no QEMU
     )
 }
 

@@ -5,8 +5,9 @@
     ktimers.py pin [--write]           check kernel/base.pin (or rewrite it from the installed package)
     ktimers.py tree                    extract the pinned kernel into build/linux (once)
     ktimers.py apply [--force|--hash]  apply kernel/series as commits on branch ktimers
-    ktimers.py kunit ARCH...           build + boot + run KUnit per arch, write results.json
+    ktimers.py kunit ARCH...           build + boot + run KUnit per arch and configuration, write results.json
     ktimers.py summary ARCH...         table of results, closing `N passed, N failed`
+    ktimers.py matrix                  list the test configurations (kunit_configs/matrix)
     ktimers.py style                   checkpatch + kernel-doc on kernel/
     ktimers.py tools-test              the tools' own unit tests
 """
@@ -19,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from arches import ARCHES, DEFAULT_ARCHES, get_arch  # noqa: E402
 from common import DEFAULT_TREE, PIN_FILE, RESULTS_DIR, ToolError, progress, rel  # noqa: E402
+from matrix import MATRIX_FILE  # noqa: E402
 
 
 def cmd_deps(args):
@@ -54,31 +56,67 @@ def cmd_apply(args):
     series.apply(Path(args.tree), force=args.force)
 
 
+def selected_configurations(args):
+    """The matrix configurations named by --config (repeatable), else the matrix's defaults."""
+    import matrix
+    return matrix.load(Path(args.matrix)).select(args.config)
+
+
 def cmd_kunit(args):
     import kunit_run
     failed = []
     for arch in args.arches:
         get_arch(arch)  # reject typos before a long build
+    configurations = selected_configurations(args)
     for arch in args.arches:
-        try:
-            document = kunit_run.run_suites(Path(args.tree), arch, config=args.config, timeout=args.timeout,
-                                            jobs=args.jobs, use_ccache=not args.no_ccache,
-                                            expect=args.expect_suites)
-            if document["status"] != "PASS":
-                failed.append(arch)
-        except ToolError as error:
-            # One arch's setup problem must not hide the other arches' results.
-            print(f"error: [{arch}] {error}", file=sys.stderr, flush=True)
-            failed.append(arch)
+        plan = []
+        planned = set()
+        for configuration in configurations:
+            build_dir = configuration.build_dir_name(arch)
+            plan.append(f"{configuration.name} ({'boots' if build_dir in planned else 'builds'} {build_dir})")
+            planned.add(build_dir)
+        progress("kunit", "plan: " + ", ".join(plan), arch)
+    # Per arch, configurations in matrix order: a build dir another configuration shares is built
+    # once, then only booted again (kunit.py exec) while it is warm.
+    built = set()
+    for arch in args.arches:
+        for configuration in configurations:
+            label = configuration.results_name(arch)
+            build_dir = configuration.build_dir_name(arch)
+            try:
+                document = kunit_run.run_suites(Path(args.tree), arch, config=configuration, timeout=args.timeout,
+                                                jobs=args.jobs, use_ccache=not args.no_ccache,
+                                                expect=args.expect_suites, boot_only=build_dir in built,
+                                                results_root=Path(args.results_dir))
+                if document.get("built"):
+                    built.add(build_dir)
+                if document["status"] != "PASS":
+                    failed.append(label)
+            except ToolError as error:
+                # One run's setup problem must not hide the other runs' results.
+                print(f"error: [{label}] {error}", file=sys.stderr, flush=True)
+                failed.append(label)
     if failed:
         return 1
 
 
 def cmd_summary(args):
     import summary
-    _, code = summary.summarize(args.arches, config=args.config, results_dir=Path(args.results_dir),
-                                tools_tests=args.tools_tests, style=args.style)
+    errors = []
+    try:
+        configs = [configuration.name for configuration in selected_configurations(args)]
+    except ToolError as error:
+        # Still print the table and the closing line (CI reads it); the broken matrix counts as failed.
+        configs, errors = [], [str(error)]
+    _, code = summary.summarize(args.arches, configs=configs, results_dir=Path(args.results_dir),
+                                tools_tests=args.tools_tests, style=args.style, errors=errors)
     return code
+
+
+def cmd_matrix(args):
+    import matrix
+    for line in matrix.describe(matrix.load(Path(args.matrix))):
+        print(line)
 
 
 def cmd_style(args):
@@ -130,10 +168,17 @@ def build_parser():
     command.add_argument("--force", action="store_true", help="discard local modifications in the tree")
     command.add_argument("--hash", action="store_true", help="only print the series hash")
 
-    command = add("kunit", cmd_kunit, "build, boot and run the KUnit suites per arch", tree=True)
+    def add_configs(command):
+        command.add_argument("--config", action="append", metavar="NAME",
+                             help="a configuration of kunit_configs/matrix (repeatable; default: those with "
+                                  "by_default = yes)")
+        command.add_argument("--matrix", default=str(MATRIX_FILE), help=argparse.SUPPRESS)
+
+    command = add("kunit", cmd_kunit, "build, boot and run the KUnit suites per arch and configuration",
+                  tree=True)
     command.add_argument("arches", nargs="*", default=list(DEFAULT_ARCHES), help=arch_help)
-    command.add_argument("--config", default="default",
-                         help="kunitconfig: default = .kunitconfig, NAME = kunit_configs/NAME.config")
+    add_configs(command)
+    command.add_argument("--results-dir", default=str(RESULTS_DIR), help=argparse.SUPPRESS)
     command.add_argument("--timeout", type=int, default=1200, help="seconds for the tests to run (default 1200)")
     command.add_argument("--jobs", type=int, default=None, help="make -j (default: number of CPUs)")
     command.add_argument("--no-ccache", action="store_true", help="do not compile through ccache")
@@ -143,10 +188,13 @@ def build_parser():
 
     command = add("summary", cmd_summary, "print the results table; exit non-zero on any failure")
     command.add_argument("arches", nargs="*", default=list(DEFAULT_ARCHES), help=arch_help)
-    command.add_argument("--config", default="default")
+    add_configs(command)
     command.add_argument("--results-dir", default=str(RESULTS_DIR))
     command.add_argument("--tools-tests", help="counts file written by `tools-test --record`")
     command.add_argument("--style", help="result file written by `style --record`")
+
+    command = add("matrix", cmd_matrix, "list the test configurations of kunit_configs/matrix")
+    command.add_argument("--matrix", default=str(MATRIX_FILE), help=argparse.SUPPRESS)
 
     command = add("style", cmd_style, "checkpatch and kernel-doc on kernel/", tree=True)
     command.add_argument("--record", help="also write the outcome to this JSON file (for summary)")

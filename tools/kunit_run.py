@@ -1,10 +1,15 @@
-"""Run the KUnit suites for one arch and one kunitconfig with the kernel's kunit.py under QEMU.
+"""Run the KUnit suites for one arch and one configuration with the kernel's kunit.py under QEMU.
 
-kunit.py builds the kernel and boots it; we run it with --raw_output=all and
-split its output: build messages are passed through, the kernel console goes
-to build/results/<arch>-<config>/console.log while a compact progress line is
-printed per finished suite. The console is then parsed (ktap.py) and scanned
-(logscan.py), and everything lands in results.json for summary.py.
+A configuration (kunit_configs/matrix, see matrix.py) gives the kunitconfig
+fragments, extra kernel arguments and the QEMU -smp count. We merge the
+kunitconfig ourselves into <build dir>/.kunitconfig and pass kunit.py that one
+file. kunit.py builds the kernel and boots it (`run`); when the same build dir
+was already built in this invocation, `exec` only boots it. We run it with
+--raw_output=all and split its output: build messages are passed through, the
+kernel console goes to build/results/<arch>-<config>/console.log while a
+compact progress line is printed per finished suite. The console is then
+parsed (ktap.py) and scanned (logscan.py), and everything lands in
+results.json for summary.py.
 """
 
 import datetime
@@ -23,6 +28,7 @@ from pathlib import Path
 
 import ktap
 import logscan
+import matrix
 from arches import get_arch
 from common import (KUNIT_BUILD_DIR, REPO_ROOT, RESULTS_DIR, ToolError, format_duration,
                     progress, rel, run)
@@ -50,18 +56,11 @@ COMMENT_RE = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
 
 # ---- inputs -----------------------------------------------------------------
 
-def kunitconfig_paths(config, arch_name, repo=REPO_ROOT):
-    """The kunitconfig for `config` plus the optional per-arch fragment."""
-    main = repo / ".kunitconfig" if config == "default" else repo / "kunit_configs" / f"{config}.config"
-    if not main.is_file():
-        raise ToolError(f"kunitconfig for config {config!r} not found: {rel(main)}",
-                        "create it, or pick an existing one with CONFIG=<name> "
-                        "(kunit_configs/<name>.config; `default` is .kunitconfig)")
-    paths = [main]
-    fragment = repo / "kunit_configs" / "arch" / f"{arch_name}.config"
-    if fragment.is_file():
-        paths.append(fragment)
-    return paths
+def configuration_for(config, repo=REPO_ROOT):
+    """A matrix.Configuration, given one or its name (looked up in <repo>/kunit_configs/matrix)."""
+    if isinstance(config, matrix.Configuration):
+        return config
+    return matrix.load(Path(repo) / "kunit_configs" / "matrix").get(config)
 
 
 def expected_suites(kernel_dir=REPO_ROOT / "kernel"):
@@ -111,20 +110,25 @@ def ccache_make_option(arch):
     return f"CC=ccache {arch.gcc}"
 
 
-def kunit_command(arch, build_dir, kunitconfigs, jobs, timeout, use_ccache=True, python=None):
+def kunit_command(arch, build_dir, kunitconfigs, jobs, timeout, use_ccache=True, python=None,
+                  smp=matrix.DEFAULT_SMP, kernel_args=(), boot_only=False):
+    """kunit.py `run` (configure, build, boot), or `exec` (boot only) when boot_only."""
     arch = get_arch(arch) if isinstance(arch, str) else arch
-    cmd = [python or sys.executable, KUNIT_PY, "run", f"--arch={arch.name}"]
+    cmd = [python or sys.executable, KUNIT_PY, "exec" if boot_only else "run", f"--arch={arch.name}"]
     if arch.cross_compile:
         cmd.append(f"--cross_compile={arch.cross_compile}")
     cmd.append(f"--build_dir={build_dir}")
     cmd += [f"--kunitconfig={path}" for path in kunitconfigs]
-    if arch.qemu_args:
-        cmd.append(f"--qemu_args={arch.qemu_args}")
-    cmd += [f"--jobs={jobs}", f"--timeout={timeout}", "--raw_output=all",
+    if arch.qemu:
+        cmd.append(f"--qemu_args={' '.join(filter(None, (arch.qemu_args, f'-smp {smp}')))}")
+    if not boot_only:
+        cmd.append(f"--jobs={jobs}")
+    cmd += [f"--timeout={timeout}", "--raw_output=all",
             # Reboot right after a panic: with -no-reboot QEMU then exits instead of
             # sitting out the whole timeout.
             "--kernel_args=panic=-1"]
-    make_option = ccache_make_option(arch) if use_ccache else None
+    cmd += [f"--kernel_args={arg}" for arg in kernel_args]
+    make_option = ccache_make_option(arch) if use_ccache and not boot_only else None
     if make_option:
         cmd.append(f"--make_options={make_option}")
     return cmd
@@ -230,8 +234,11 @@ def decide(stream, returncode, parsed, findings, missing):
         if returncode == 0:
             return "INFRA_ERROR", ["kunit.py ended before booting the kernel without an error code"]
         if stream.stage is None:
-            return "INFRA_ERROR", [f"kunit.py failed (exit {returncode}) before configuring the kernel "
-                                   "(see build.log)"]
+            return "INFRA_ERROR", [f"kunit.py failed (exit {returncode}) before configuring or starting "
+                                   "the kernel (see build.log)"]
+        if stream.stage == "boot":
+            return "INFRA_ERROR", [f"kunit.py failed (exit {returncode}) starting the kernel, before QEMU "
+                                   "ran (see build.log)"]
         if any(CONFIG_MISMATCH in line for line in stream.build_lines) or stream.stage == "configure":
             return "CONFIG_ERROR", ["the kernel configuration failed: an option in the kunitconfig is "
                                     "missing or has unmet dependencies on this arch (see build.log)"]
@@ -274,7 +281,7 @@ def decide(stream, returncode, parsed, findings, missing):
 
 def results_document(*, arch, config, stream, returncode, parsed, scan, missing, expected,
                      start, end, build_seconds, command, result_dir, series_hash=None, tree_head=None,
-                     tree=None):
+                     tree=None, configuration=None, kunitconfig=None, boot_only=False):
     status, problems = decide(stream, returncode, parsed, scan.findings, missing)
     suites = [suite.to_dict() for suite in parsed.suites]
     suites += [{"name": name, "number": None, "status": ktap.MISS, "line": None, "log": [],
@@ -292,6 +299,10 @@ def results_document(*, arch, config, stream, returncode, parsed, scan, missing,
         "schema": 1,
         "arch": arch,
         "config": config,
+        "configuration": configuration.to_dict() if configuration else None,
+        "mode": "exec" if boot_only else "run",   # exec: booted a kernel built earlier in this invocation
+        "built": stream.phase != "build",         # a kernel image was there to boot
+        "kunitconfig": kunitconfig,
         "status": status,
         "problems": problems,
         "kernel_version": kernel_version,
@@ -377,27 +388,40 @@ class LiveOutput:
 
 
 def run_suites(tree, arch_name, config="default", timeout=DEFAULT_TIMEOUT, jobs=None, use_ccache=True,
-               expect="auto", results_root=RESULTS_DIR, kunit_build_root=KUNIT_BUILD_DIR, repo=REPO_ROOT):
-    """Run one arch/config; returns the results document (also written to results.json)."""
+               expect="auto", results_root=RESULTS_DIR, kunit_build_root=KUNIT_BUILD_DIR, repo=REPO_ROOT,
+               boot_only=False):
+    """Run one arch/configuration; returns the results document (also written to results.json).
+
+    config: a matrix.Configuration or its name. boot_only: the build dir already holds the
+    kernel for this configuration's fragments (built earlier in this invocation): only boot it."""
     tree = Path(tree)
     arch = get_arch(arch_name)
-    name = f"{arch.name}-{config}"
-    result_dir = Path(results_root) / name
+    repo = Path(repo)
+    configuration = configuration_for(config, repo)
+    label = configuration.results_name(arch.name)   # <arch>-<config>: progress lines and results dir
+    result_dir = Path(results_root) / label
     # Whatever happens next, summary must not pick up results of an earlier run.
     (result_dir / "results.json").unlink(missing_ok=True)
     if not (tree / KUNIT_PY).is_file():
         raise ToolError(f"{rel(tree)} is not a prepared kernel tree ({KUNIT_PY} missing)",
                         "run `make tree apply` first")
-    kunitconfigs = kunitconfig_paths(config, arch.name, repo)
-    build_dir = Path(kunit_build_root) / name
+    build_dir = Path(kunit_build_root) / configuration.build_dir_name(arch.name)
+    kunitconfig = build_dir / ".kunitconfig"
+    sources = matrix.kunitconfig_sources(configuration, arch.name, repo)
     result_dir.mkdir(parents=True, exist_ok=True)
     build_dir.mkdir(parents=True, exist_ok=True)  # kunit.py only creates the last component
+    matrix.write_effective_kunitconfig(configuration, arch.name, kunitconfig, repo)
     expected = expected_suites(repo / "kernel") if expect == "auto" else \
         ([] if expect == "none" else sorted(s for s in expect.split(",") if s))
-    command = kunit_command(arch, build_dir, kunitconfigs, jobs or os.cpu_count() or 1, timeout, use_ccache)
-    progress("kunit", f"config {config}: {', '.join(rel(p) for p in kunitconfigs)}; build dir {rel(build_dir)}",
-             arch.name)
-    progress("kunit", "$ " + shlex.join(command[1:]), arch.name)
+    command = kunit_command(arch, build_dir, [kunitconfig], jobs or os.cpu_count() or 1, timeout, use_ccache,
+                            smp=configuration.smp, kernel_args=configuration.kernel_args, boot_only=boot_only)
+    progress("kunit", f"config {configuration.name}: {' + '.join(rel(p) for p in sources)}"
+                      f" -> {rel(kunitconfig)}"
+                      + (f"; kernel args {' '.join(configuration.kernel_args)}" if configuration.kernel_args else "")
+                      + (f"; -smp {configuration.smp}" if arch.qemu else ""), label)
+    if boot_only:
+        progress("kunit", f"boot only: reusing the kernel built in {rel(build_dir)} earlier in this run", label)
+    progress("kunit", "$ " + shlex.join(command[1:]), label)
 
     try:
         proc = subprocess.Popen(command, cwd=tree, env=child_env(), stdout=subprocess.PIPE,
@@ -405,7 +429,7 @@ def run_suites(tree, arch_name, config="default", timeout=DEFAULT_TIMEOUT, jobs=
     except OSError as error:
         raise ToolError(f"cannot start kunit.py: {error}", "check that python3 is installed (make deps)")
     with open(result_dir / "console.log", "w") as console, open(result_dir / "build.log", "w") as build_log:
-        live = LiveOutput(arch.name, timeout, console, build_log)
+        live = LiveOutput(label, timeout, console, build_log)
         try:
             returncode = live.pump(proc)
         except KeyboardInterrupt:
@@ -415,7 +439,7 @@ def run_suites(tree, arch_name, config="default", timeout=DEFAULT_TIMEOUT, jobs=
             except subprocess.TimeoutExpired:
                 proc.kill()
             progress("kunit", f"interrupted; partial console output is in {rel(result_dir / 'console.log')}",
-                     arch.name)
+                     label)
             raise
     end = time.time()
 
@@ -425,13 +449,13 @@ def run_suites(tree, arch_name, config="default", timeout=DEFAULT_TIMEOUT, jobs=
     found = {suite.name for suite in parsed.suites}
     missing = [suite for suite in expected if suite not in found]
     document = results_document(
-        arch=arch.name, config=config, stream=stream, returncode=returncode, parsed=parsed, scan=scan,
+        arch=arch.name, config=configuration.name, stream=stream, returncode=returncode, parsed=parsed, scan=scan,
         missing=missing, expected=expected, start=live.start, end=end,
-        build_seconds=(live.build_end - live.start) if live.build_end else None, command=command,
+        build_seconds=(live.build_end - live.start) if live.build_end and not boot_only else None, command=command,
         result_dir=result_dir, series_hash=safe_series_hash(repo / "kernel"), tree_head=tree_head(tree),
-        tree=tree)
+        tree=tree, configuration=configuration, kunitconfig=rel(kunitconfig), boot_only=boot_only)
     (result_dir / "results.json").write_text(json.dumps(document, indent=1) + "\n")
-    report(arch.name, document, stream, result_dir)
+    report(label, document, stream, result_dir)
     return document
 
 

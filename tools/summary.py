@@ -1,7 +1,8 @@
 """Summarize this run's results.json files (plus tool tests and style, when given) for people and CI.
 
-Prints a per-arch table, the failing cases with their diagnostic lines and the
-log findings, and ends with exactly one line `N passed, N failed[, N skipped]`
+Prints a table with one row per arch and configuration (kunit_configs/matrix),
+the failing cases with their diagnostic lines and the log findings, and ends
+with exactly one line `N passed, N failed[, N skipped]` totalled over all rows
 (CI reads it). The exit status is non-zero exactly when "failed" is non-zero:
 failed counts failed/errored/missing cases, missing suites, log findings, runs
 that did not finish (build error, crash, timeout, missing results), failed tool
@@ -56,7 +57,8 @@ def load(path):
 def row_for(arch, config, document):
     if document is None:
         return Row(arch, config, "NO_RESULTS",
-                   problems=[f"no results: run `make kunit ARCH={arch}` (or it failed before writing results.json)"])
+                   problems=[f"no results: run `make kunit ARCH={arch} CONFIG={config}` "
+                             "(or it failed before writing results.json)"])
     counts = document.get("counts", {})
     return Row(arch, config, document.get("status", "INFRA_ERROR"),
                cases=counts.get("total", 0), passed=counts.get("PASS", 0),
@@ -128,17 +130,18 @@ def print_table(rows, extra_rows):
 def print_details(arch, config, document):
     if not document:
         return
+    label = f"{arch}-{config}"
     for problem in document.get("problems", []):
-        print(f"[{arch}-{config}] {problem}")
+        print(f"[{label}] {problem}")
     for suite, case, node, missed in failing_cases(document):
         if missed:
             numbers = ", ".join(f"#{m.get('number')}" for m in missed)
-            print(f"\nMISS [{arch}] {suite}: {len(missed)} case(s) planned but never reported ({numbers})")
+            print(f"\nMISS [{label}] {suite}: {len(missed)} case(s) planned but never reported ({numbers})")
             log = node_log(node)
             shown = log  # what the kernel printed when the suite stopped: the crash itself
         else:
-            print(f"\n{node.get('status')} [{arch}] {suite}.{case}" if case else
-                  f"\n{node.get('status')} [{arch}] {suite}")
+            print(f"\n{node.get('status')} [{label}] {suite}.{case}" if case else
+                  f"\n{node.get('status')} [{label}] {suite}")
             for error in node.get("errors", []):
                 print(f"    ({error})")
             bad_params = [c for c in node.get("children", []) or [] if c.get("status") in BAD_CASE]
@@ -152,7 +155,7 @@ def print_details(arch, config, document):
             print(f"    (full log: {document.get('console_log')} lines {log[0][0]}-{log[-1][0]})")
     findings = document.get("findings", [])
     if findings:
-        print(f"\nkernel log findings [{arch}] ({document.get('console_log')}):")
+        print(f"\nkernel log findings [{label}] ({document.get('console_log')}):")
         for finding in findings[:20]:
             print(f"    line {finding['line']}: [{finding['kind']}] {finding['text']}")
             for detail in finding.get("detail", [])[:3]:
@@ -161,18 +164,25 @@ def print_details(arch, config, document):
             print(f"    ... and {len(findings) - 20} more")
 
 
-def summarize(arches, config="default", results_dir=RESULTS_DIR, tools_tests=None, style=None):
-    """Print everything; return (Totals, exit code)."""
+def summarize(arches, configs=("default",), results_dir=RESULTS_DIR, tools_tests=None, style=None, errors=()):
+    """Print everything; return (Totals, exit code).
+
+    One row per arch x configuration (arch-major, as `make test` runs them); errors are
+    setup problems (a broken matrix file) that each count as one failure."""
     totals = Totals()
-    rows, documents, extra = [], {}, []
+    rows, documents, extra = [], [], []
     for arch in arches:
-        document = load(Path(results_dir) / f"{arch}-{config}" / "results.json")
-        documents[arch] = document
-        row = row_for(arch, config, document)
-        rows.append(row)
-        totals.passed += row.passed
-        totals.skipped += row.skipped
-        totals.failed += row.failed + row.missed + run_failures(row)
+        for config in configs:
+            document = load(Path(results_dir) / f"{arch}-{config}" / "results.json")
+            row = row_for(arch, config, document)
+            documents.append((row, document))
+            rows.append(row)
+            totals.passed += row.passed
+            totals.skipped += row.skipped
+            totals.failed += row.failed + row.missed + run_failures(row)
+    for _ in errors:
+        extra.append(("setup", "-", "ERROR", "-", "-", 1, "-", "-", "-", "-"))
+        totals.failed += 1
     if tools_tests:
         counts = load(tools_tests)
         if counts is None or "passed" not in counts:
@@ -200,10 +210,12 @@ def summarize(arches, config="default", results_dir=RESULTS_DIR, tools_tests=Non
 
     print("\n=== ktimers test summary ===")
     print_table(rows, extra)
-    for arch in arches:
-        print_details(arch, config, documents[arch])
-        if documents[arch] is None:
-            print(f"[{arch}-{config}] {rows[arches.index(arch)].problems[0]}")
+    for row, document in documents:
+        print_details(row.arch, row.config, document)
+        if document is None:
+            print(f"[{row.arch}-{row.config}] {row.problems[0]}")
+    for error in errors:
+        print(f"error: {error}")
     if style:
         result = load(style) or {}
         for name in result.get("failed_files", []):

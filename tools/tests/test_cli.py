@@ -1,20 +1,135 @@
 import json
+from unittest import mock
 
 from helpers import TempDirTestCase, quiet, write
 
 import ktimers
+import kunit_run
+
+MATRIX = """\
+[default]
+by_default = yes
+[lowres]
+kernel_args = ktimer.highres=0
+by_default = yes
+[up]
+fragments = up
+smp = 1
+by_default = yes
+[lockdep]
+description = not in make test
+"""
+
+
+def doc(passed, status="PASS"):
+    return {"status": status, "counts": {"PASS": passed, "FAIL": 0, "SKIP": 0, "ERROR": 0, "MISS": 0,
+                                         "total": passed}, "findings": [], "suites": [], "problems": []}
 
 
 class CliTest(TempDirTestCase):
+    def setUp(self):
+        super().setUp()
+        self.matrix = write(self.tmp / "kunit_configs" / "matrix", MATRIX)
+        write(self.tmp / "kunit_configs" / "up.config", "# CONFIG_SMP is not set\n")
+        self.results = self.tmp / "results"
+
+    def summary(self, *args):
+        return quiet(ktimers.main, ["summary", "--results-dir", str(self.results), "--matrix", str(self.matrix),
+                                    *args])
+
     def test_summary_exit_code_and_closing_line(self):
-        doc = {"status": "PASS", "counts": {"PASS": 2, "FAIL": 0, "SKIP": 0, "ERROR": 0, "MISS": 0, "total": 2},
-               "findings": [], "suites": [], "problems": []}
-        write(self.tmp / "i386-default" / "results.json", json.dumps(doc))
-        code, out, _ = quiet(ktimers.main, ["summary", "--results-dir", str(self.tmp), "i386"])
+        write(self.results / "i386-default" / "results.json", json.dumps(doc(2)))
+        code, out, _ = self.summary("--config", "default", "i386")
         self.assertEqual(code, 0)
         self.assertEqual(out.splitlines()[-1], "2 passed, 0 failed")
-        code, out, _ = quiet(ktimers.main, ["summary", "--results-dir", str(self.tmp), "i386", "arm"])
+        code, out, _ = self.summary("--config", "default", "i386", "arm")
         self.assertEqual(code, 1)
+
+    def test_summary_defaults_to_the_matrix_defaults(self):
+        for arch in ("i386", "arm"):
+            for config, passed in (("default", 10), ("lowres", 9), ("up", 8)):
+                write(self.results / f"{arch}-{config}" / "results.json", json.dumps(doc(passed)))
+        code, out, _ = self.summary("i386", "arm")
+        self.assertEqual(code, 0)
+        rows = [line.split()[:3] for line in out.splitlines() if line.startswith(("i386 ", "arm "))]
+        self.assertEqual(rows, [["i386", "default", "PASS"], ["i386", "lowres", "PASS"], ["i386", "up", "PASS"],
+                                ["arm", "default", "PASS"], ["arm", "lowres", "PASS"], ["arm", "up", "PASS"]])
+        self.assertEqual(out.splitlines()[-1], "54 passed, 0 failed")
+        code, out, _ = self.summary("--config", "up", "--config", "lowres", "arm")
+        self.assertEqual(out.splitlines()[-1], "17 passed, 0 failed")
+
+    def test_summary_with_a_broken_matrix_still_ends_with_the_closing_line(self):
+        write(self.results / "i386-default" / "results.json", json.dumps(doc(2)))
+        self.matrix.write_text("[default]\nby_default = yes\nsmp = many\n")
+        code, out, _ = self.summary("i386")
+        self.assertEqual(code, 1)
+        self.assertIn("kunit_configs/matrix:3:", out)
+        self.assertEqual(out.splitlines()[-1], "0 passed, 1 failed")
+        self.matrix.write_text(MATRIX)
+        code, out, _ = self.summary("--config", "nope", "i386")
+        self.assertIn("unknown configuration 'nope'", out)
+        self.assertEqual(out.splitlines()[-1], "0 passed, 1 failed")
+
+    def test_matrix_lists_the_configurations(self):
+        code, out, _ = quiet(ktimers.main, ["matrix", "--matrix", str(self.matrix)])
+        self.assertEqual(code, 0)
+        lines = out.splitlines()
+        self.assertEqual([line.split()[0] for line in lines[1:]], ["default", "lowres", "up", "lockdep"])
+        self.assertRegex(lines[2], r"^lowres\s+yes\s+<arch>-default\s+2\s+-\s+ktimer.highres=0")
+        self.assertRegex(lines[4], r"^lockdep\s+no\s+")
+
+    def test_shipped_matrix_is_listed(self):
+        code, out, _ = quiet(ktimers.main, ["matrix"])
+        self.assertEqual(code, 0)
+        self.assertIn("lowres", out)
+
+    def test_matrix_error_is_a_message(self):
+        self.matrix.write_text("[default]\nby_default = yes\nbogus\n")
+        code, _, err = quiet(ktimers.main, ["matrix", "--matrix", str(self.matrix)])
+        self.assertEqual(code, 2)
+        self.assertIn("kunit_configs/matrix:3: cannot parse 'bogus'", err)
+        self.assertNotIn("Traceback", err)
+
+    def run_kunit(self, *args, statuses=None):
+        """ktimers.py kunit with run_suites faked; returns (code, calls, out, err)."""
+        calls = []
+
+        def fake_run_suites(tree, arch, config, boot_only=False, **kwargs):
+            calls.append((arch, config.name, config.build_dir_name(arch), boot_only))
+            status = (statuses or {}).get(f"{arch}-{config.name}", "PASS")
+            return {"status": status, "built": status not in ("BUILD_ERROR", "CONFIG_ERROR")}
+
+        with mock.patch.object(kunit_run, "run_suites", side_effect=fake_run_suites):
+            code, out, err = quiet(ktimers.main, ["kunit", "--matrix", str(self.matrix), *args])
+        return code, calls, out, err
+
+    def test_kunit_runs_per_arch_each_configuration_in_matrix_order(self):
+        code, calls, out, _ = self.run_kunit("i386", "arm")
+        self.assertEqual(code, 0)
+        self.assertEqual(calls, [
+            ("i386", "default", "i386-default", False), ("i386", "lowres", "i386-default", True),
+            ("i386", "up", "i386-up", False),
+            ("arm", "default", "arm-default", False), ("arm", "lowres", "arm-default", True),
+            ("arm", "up", "arm-up", False)])
+        self.assertIn("[kunit] [i386] plan: default (builds i386-default), lowres (boots i386-default), "
+                      "up (builds i386-up)", out)
+
+    def test_kunit_selected_configurations(self):
+        _, calls, _, _ = self.run_kunit("--config", "up", "--config", "lockdep", "--config", "up", "arm")
+        self.assertEqual([(arch, config) for arch, config, _, _ in calls], [("arm", "up"), ("arm", "lockdep")])
+        _, calls, _, _ = self.run_kunit("--config", "lowres", "arm")
+        self.assertEqual(calls, [("arm", "lowres", "arm-default", False)])   # alone: kunit.py run, may build
+
+    def test_kunit_rebuilds_when_the_shared_build_failed(self):
+        code, calls, _, _ = self.run_kunit("i386", statuses={"i386-default": "BUILD_ERROR"})
+        self.assertEqual(code, 1)
+        self.assertEqual(calls[1], ("i386", "lowres", "i386-default", False))
+
+    def test_kunit_unknown_configuration_runs_nothing(self):
+        code, calls, _, err = self.run_kunit("--config", "lowers", "i386")
+        self.assertEqual(code, 2)
+        self.assertEqual(calls, [])
+        self.assertIn("unknown configuration 'lowers'", err)
 
     def test_expected_errors_have_no_traceback(self):
         code, out, err = quiet(ktimers.main, ["apply", "--tree", str(self.tmp / "missing")])
@@ -28,8 +143,9 @@ class CliTest(TempDirTestCase):
         self.assertEqual(code, 2)
         self.assertIn("unknown arch 'sparc'", err)
 
-    def test_kunit_keeps_going_per_arch(self):
-        code, _, err = quiet(ktimers.main, ["kunit", "--tree", str(self.tmp / "missing"), "i386", "arm"])
+    def test_kunit_keeps_going_per_arch_and_configuration(self):
+        code, _, err = quiet(ktimers.main, ["kunit", "--tree", str(self.tmp / "missing"), "--matrix",
+                                            str(self.matrix), "--results-dir", str(self.results), "i386", "arm"])
         self.assertEqual(code, 1)
-        self.assertIn("[i386]", err)
-        self.assertIn("[arm]", err)
+        for label in ("i386-default", "i386-lowres", "i386-up", "arm-default", "arm-lowres", "arm-up"):
+            self.assertIn(f"[{label}]", err)

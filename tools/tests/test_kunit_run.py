@@ -9,7 +9,21 @@ import arches
 import ktap
 import kunit_run
 import logscan
+import matrix
 from common import ToolError
+
+MATRIX = """\
+[default]
+by_default = yes
+[lowres]
+kernel_args = ktimer.highres=0
+by_default = yes
+[up]
+fragments = up
+smp = 1
+by_default = yes
+"""
+UP_CONFIG = "# CONFIG_SMP is not set\n# CONFIG_HOTPLUG_CPU is not set\n"
 
 SUITES_C = """
 // SPDX-License-Identifier: GPL-2.0
@@ -38,19 +52,19 @@ kunit_test_suites(&ktimer_modes_suite, &ktimer_errors_suite);
 
 
 class InputsTest(TempDirTestCase):
-    def test_kunitconfig_paths(self):
-        write(self.tmp / ".kunitconfig", "CONFIG_KUNIT=y\n")
-        write(self.tmp / "kunit_configs" / "lockdep.config", "CONFIG_KUNIT=y\n")
-        write(self.tmp / "kunit_configs" / "arch" / "arm.config", "CONFIG_VFP=y\n")
-        self.assertEqual(kunit_run.kunitconfig_paths("default", "i386", self.tmp), [self.tmp / ".kunitconfig"])
-        self.assertEqual(kunit_run.kunitconfig_paths("default", "arm", self.tmp),
-                         [self.tmp / ".kunitconfig", self.tmp / "kunit_configs" / "arch" / "arm.config"])
-        self.assertEqual(kunit_run.kunitconfig_paths("lockdep", "i386", self.tmp),
-                         [self.tmp / "kunit_configs" / "lockdep.config"])
+    def test_configuration_by_name_comes_from_the_repo_matrix(self):
+        write(self.tmp / "kunit_configs" / "matrix", MATRIX)
+        write(self.tmp / "kunit_configs" / "up.config", UP_CONFIG)
+        up = kunit_run.configuration_for("up", self.tmp)
+        self.assertEqual((up.name, up.fragments, up.smp), ("up", ("up",), 1))
+        self.assertIs(kunit_run.configuration_for(up, self.tmp), up)
 
-    def test_missing_kunitconfig(self):
-        error = quiet_raises(self, ToolError, kunit_run.kunitconfig_paths, "nope", "i386", self.tmp)[0]
-        self.assertIn("kunit_configs/nope.config", str(error))
+    def test_unknown_configuration(self):
+        write(self.tmp / "kunit_configs" / "matrix", MATRIX)
+        write(self.tmp / "kunit_configs" / "up.config", UP_CONFIG)
+        error = quiet_raises(self, ToolError, kunit_run.configuration_for, "nope", self.tmp)[0]
+        self.assertIn("unknown configuration 'nope'", str(error))
+        self.assertIn("default, lowres, up", str(error))
         self.assertIn("CONFIG=", str(error))
 
     def test_expected_suites(self):
@@ -92,6 +106,32 @@ class CommandTest(unittest.TestCase):
     def test_um_has_no_qemu_args(self):
         cmd = kunit_run.kunit_command("um", "/b", ["/k"], 1, 1, use_ccache=False)
         self.assertFalse(any(arg.startswith("--qemu_args") for arg in cmd))
+        cmd = kunit_run.kunit_command("um", "/b", ["/k"], 1, 1, use_ccache=False, smp=1)
+        self.assertFalse(any(arg.startswith("--qemu_args") for arg in cmd))
+
+    def test_smp_and_kernel_args_per_configuration(self):
+        cmd = kunit_run.kunit_command("arm", "/b", ["/k"], 2, 60, use_ccache=False, smp=1,
+                                      kernel_args=("ktimer.highres=0", "foo=a b"))
+        self.assertIn("--qemu_args=-smp 1", cmd)
+        self.assertNotIn("--qemu_args=-smp 2", cmd)
+        kernel_args = [arg for arg in cmd if arg.startswith("--kernel_args=")]
+        self.assertEqual(kernel_args, ["--kernel_args=panic=-1", "--kernel_args=ktimer.highres=0",
+                                       "--kernel_args=foo=a b"])
+
+    def test_arch_qemu_args_come_before_smp(self):
+        arch = arches.Arch("x", qemu_args="-cpu max")
+        cmd = kunit_run.kunit_command(arch, "/b", ["/k"], 1, 1, use_ccache=False, smp=4)
+        self.assertIn("--qemu_args=-cpu max -smp 4", cmd)
+
+    def test_boot_only_uses_exec_without_build_options(self):
+        with mock.patch.object(kunit_run.shutil, "which", return_value="/usr/bin/ccache"):
+            cmd = kunit_run.kunit_command("i386", "/r/build/kunit/i386-default", ["/k"], 2, 1200, python="python3",
+                                          kernel_args=("ktimer.highres=0",), boot_only=True)
+        self.assertEqual(cmd, [
+            "python3", "tools/testing/kunit/kunit.py", "exec", "--arch=i386",
+            "--build_dir=/r/build/kunit/i386-default", "--kunitconfig=/k",
+            "--qemu_args=-smp 2", "--timeout=1200", "--raw_output=all",
+            "--kernel_args=panic=-1", "--kernel_args=ktimer.highres=0"])
 
     def test_every_arch_entry_is_complete(self):
         for arch in arches.ARCHES.values():
@@ -192,6 +232,12 @@ class DecideTest(unittest.TestCase):
     def test_kunit_py_failing_before_anything(self):
         self.assertEqual(self.decide(["Traceback (most recent call last):"], returncode=1)[0], "INFRA_ERROR")
 
+    def test_kunit_py_failing_while_starting_the_kernel(self):
+        status, problems = self.decide(["[00:00:00] Starting KUnit Kernel (1/1)...", "Traceback (most recent"],
+                                       returncode=1)
+        self.assertEqual(status, "INFRA_ERROR")
+        self.assertIn("starting the kernel", problems[0])
+
     def test_timeout(self):
         status, problems = self.decide(self.BOOT + self.GOOD[:3] + [
             "Command '['qemu-system-i386']' timed out after 1200 seconds"])
@@ -255,7 +301,9 @@ class RunSuitesTest(TempDirTestCase):
         write(self.tree / "tools" / "testing" / "kunit" / "kunit.py", FAKE_KUNIT)
         write(self.tree / "Makefile", "VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 118\n")
         self.repo = self.tmp / "repo"
-        write(self.repo / ".kunitconfig", "CONFIG_KUNIT=y\n")
+        write(self.repo / ".kunitconfig", "CONFIG_KUNIT=y\nCONFIG_SMP=y\nCONFIG_HOTPLUG_CPU=y\n")
+        write(self.repo / "kunit_configs" / "matrix", MATRIX)
+        write(self.repo / "kunit_configs" / "up.config", UP_CONFIG)
         write(self.repo / "kernel" / "kernel" / "time" / "t.c",
               'static struct kunit_suite s = {\n\t.name = "time_test_cases",\n};\n'
               'static struct kunit_suite q = {\n\t.name = "ktimer_queue",\n};\n')
@@ -289,15 +337,66 @@ class RunSuitesTest(TempDirTestCase):
         self.assertNotIn("Building KUnit Kernel", console)
         self.assertIn("Building KUnit Kernel", (result_dir / "build.log").read_text())
         # compact progress, not the console
-        self.assertIn("[kunit] [i386] time_test_cases: 1/1 ok", out)
-        self.assertIn("[build] [i386] Building KUnit Kernel ...", out)
+        self.assertIn("[kunit] [i386-default] time_test_cases: 1/1 ok", out)
+        self.assertIn("[build] [i386-default] Building KUnit Kernel ...", out)
         self.assertNotIn("BIOS-e820", out)
         recorded = json.loads(self.argv_file.read_text())
         self.assertEqual(recorded["cwd"], str(self.tree))
         self.assertIsNone(recorded["makeflags"])
+        self.assertEqual(recorded["argv"][1], "run")
         self.assertIn(f"--build_dir={self.tmp / 'kunit' / 'i386-default'}", recorded["argv"])
-        self.assertIn(f"--kunitconfig={self.repo / '.kunitconfig'}", recorded["argv"])
-        self.assertTrue((self.tmp / "kunit" / "i386-default").is_dir())
+        effective = self.tmp / "kunit" / "i386-default" / ".kunitconfig"
+        self.assertIn(f"--kunitconfig={effective}", recorded["argv"])
+        self.assertEqual([a for a in recorded["argv"] if a.startswith("--kunitconfig")], [f"--kunitconfig={effective}"])
+        self.assertIn("--qemu_args=-smp 2", recorded["argv"])
+        self.assertIn("CONFIG_SMP=y", effective.read_text().splitlines())
+        self.assertEqual(document["configuration"], {"name": "default", "fragments": [], "kernel_args": [],
+                                                     "smp": 2, "build": "default"})
+        self.assertEqual((document["mode"], document["built"]), ("run", True))
+
+    def test_lowres_shares_the_default_build_dir(self):
+        document, out, _ = self.run_with(data_lines("kunitpy-i386-time_test.log"), config="lowres")
+        argv = json.loads(self.argv_file.read_text())["argv"]
+        self.assertIn(f"--build_dir={self.tmp / 'kunit' / 'i386-default'}", argv)
+        self.assertIn(f"--kunitconfig={self.tmp / 'kunit' / 'i386-default' / '.kunitconfig'}", argv)
+        self.assertEqual(argv[-3:-1], ["--kernel_args=panic=-1", "--kernel_args=ktimer.highres=0"])
+        self.assertIn("--qemu_args=-smp 2", argv)
+        self.assertTrue((self.tmp / "results" / "i386-lowres" / "results.json").is_file())
+        self.assertFalse((self.tmp / "results" / "i386-default").exists())
+        self.assertFalse((self.tmp / "kunit" / "i386-lowres").exists())
+        self.assertEqual(document["config"], "lowres")
+        self.assertIn("[kunit] [i386-lowres] time_test_cases: 1/1 ok", out)
+
+    def test_boot_only_execs_the_shared_build(self):
+        document, out, _ = self.run_with(data_lines("kunitpy-i386-time_test.log"), config="lowres", boot_only=True)
+        argv = json.loads(self.argv_file.read_text())["argv"]
+        self.assertEqual(argv[1], "exec")
+        self.assertFalse(any(arg.startswith(("--jobs", "--make_options")) for arg in argv))
+        self.assertEqual(document["mode"], "exec")
+        self.assertIsNone(document["build_duration_s"])
+        self.assertIn("boot only", out)
+
+    def test_up_builds_its_own_kernel_with_one_cpu(self):
+        document, _, _ = self.run_with(data_lines("kunitpy-i386-time_test.log"), config="up")
+        argv = json.loads(self.argv_file.read_text())["argv"]
+        effective = self.tmp / "kunit" / "i386-up" / ".kunitconfig"
+        self.assertIn(f"--build_dir={self.tmp / 'kunit' / 'i386-up'}", argv)
+        self.assertIn(f"--kunitconfig={effective}", argv)
+        self.assertIn("--qemu_args=-smp 1", argv)
+        self.assertEqual([a for a in argv if a.startswith("--kernel_args")], ["--kernel_args=panic=-1"])
+        lines = effective.read_text().splitlines()
+        self.assertIn("# CONFIG_SMP is not set", lines)
+        self.assertIn("# CONFIG_HOTPLUG_CPU is not set", lines)
+        self.assertNotIn("CONFIG_SMP=y", lines)
+        self.assertTrue((self.tmp / "results" / "i386-up" / "results.json").is_file())
+        self.assertEqual(document["configuration"]["build"], "up")
+
+    def test_unknown_configuration_runs_nothing(self):
+        error = quiet_raises(self, ToolError, kunit_run.run_suites, self.tree, "i386", config="lowers",
+                             results_root=self.tmp / "results", kunit_build_root=self.tmp / "kunit",
+                             repo=self.repo)[0]
+        self.assertIn("unknown configuration 'lowers'", str(error))
+        self.assertFalse(self.argv_file.exists())
 
     def test_all_expected_suites_present_passes(self):
         document, _, _ = self.run_with(data_lines("kunitpy-i386-time_test.log"), expect="time_test_cases")
@@ -329,7 +428,7 @@ class RunSuitesTest(TempDirTestCase):
 
     def test_not_a_tree(self):
         error = quiet_raises(self, ToolError, kunit_run.run_suites, self.tmp / "nope", "i386",
-                             repo=self.repo)[0]
+                             results_root=self.tmp / "results", repo=self.repo)[0]
         self.assertIn("make tree apply", str(error))
 
 

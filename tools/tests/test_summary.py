@@ -49,7 +49,7 @@ class SummaryTest(TempDirTestCase):
         self.put("i386", doc)
         _, code, out = self.summarize(["i386"])
         self.assertEqual(code, 1)
-        self.assertIn("FAIL [i386] ktimer_modes.ktimer_start_rel", out)
+        self.assertIn("FAIL [i386-default] ktimer_modes.ktimer_start_rel", out)
         self.assertIn("EXPECTATION FAILED at kernel/time/ktimer_test.c:210", out)
         self.assertIn("FAIL param: period=1s", out)
         self.assert_closing(out, "4 passed, 2 failed, 1 skipped")
@@ -68,7 +68,7 @@ class SummaryTest(TempDirTestCase):
         _, code, out = self.summarize()
         self.assertEqual(code, 1)
         self.assertIn("NO_RESULTS", out)
-        self.assertIn("make kunit ARCH=arm", out)
+        self.assertIn("make kunit ARCH=arm CONFIG=default", out)
         self.assert_closing(out, "5 passed, 1 failed")
 
     def test_build_error_and_crash_count_as_failures(self):
@@ -84,9 +84,9 @@ class SummaryTest(TempDirTestCase):
         counts = parsed.case_counts()
         self.put("arm", document("CRASH", counts=counts, suites=[s.to_dict() for s in parsed.suites]))
         _, code, out = self.summarize(["arm"])
-        self.assertIn("MISS [arm] ktimer_modes: 2 case(s) planned but never reported (#2, #3)", out)
+        self.assertIn("MISS [arm-default] ktimer_modes: 2 case(s) planned but never reported (#2, #3)", out)
         self.assertIn("Internal error: Oops: 5 [#1] SMP ARM", out)
-        self.assertEqual(out.count("MISS [arm]"), 1)
+        self.assertEqual(out.count("MISS [arm-default]"), 1)
         self.assert_closing(out, "1 passed, 3 failed")
 
     def test_missing_suite_is_listed(self):
@@ -94,7 +94,7 @@ class SummaryTest(TempDirTestCase):
                    "errors": ["defined in kernel/ but never reported"]}]
         self.put("i386", document("FAIL", counts={"PASS": 2, "MISS": 1}, suites=suites))
         _, code, out = self.summarize(["i386"])
-        self.assertIn("MISS [i386] ktimer_queue", out)
+        self.assertIn("MISS [i386-default] ktimer_queue", out)
         self.assert_closing(out, "2 passed, 1 failed")
 
     def test_tools_tests_and_style_are_added(self):
@@ -126,3 +126,66 @@ class SummaryTest(TempDirTestCase):
         _, code, out = self.summarize(["i386"])
         self.assertEqual(code, 1)
         self.assertIn("not valid JSON", out)
+
+
+class MatrixSummaryTest(TempDirTestCase):
+    """One row per arch x configuration; the closing line totals them all."""
+
+    CONFIGS = ("default", "lowres", "up")
+
+    def put(self, arch, config, doc):
+        write(self.tmp / f"{arch}-{config}" / "results.json", json.dumps(doc))
+
+    def summarize(self, arches=("i386", "arm"), configs=CONFIGS, **kwargs):
+        (totals, code), out, _ = quiet(summary.summarize, list(arches), configs=list(configs),
+                                       results_dir=self.tmp, **kwargs)
+        return totals, code, out
+
+    def table_rows(self, out):
+        return [line.split()[:4] for line in out.splitlines() if line.startswith(("i386 ", "arm "))]
+
+    def test_rows_arch_major_and_totals_over_all(self):
+        for arch in ("i386", "arm"):
+            self.put(arch, "default", document(counts={"PASS": 62}))
+            self.put(arch, "lowres", document(counts={"PASS": 61, "SKIP": 1}))
+            self.put(arch, "up", document(counts={"PASS": 60, "SKIP": 2}))
+        totals, code, out = self.summarize()
+        self.assertEqual(code, 0)
+        self.assertEqual(self.table_rows(out), [
+            ["i386", "default", "PASS", "62"], ["i386", "lowres", "PASS", "62"], ["i386", "up", "PASS", "62"],
+            ["arm", "default", "PASS", "62"], ["arm", "lowres", "PASS", "62"], ["arm", "up", "PASS", "62"]])
+        self.assertEqual((totals.passed, totals.failed, totals.skipped), (366, 0, 6))
+        self.assertEqual(out.rstrip("\n").splitlines()[-1], "366 passed, 0 failed, 6 skipped")
+
+    def test_one_bad_configuration_fails_the_whole_run(self):
+        parsed = ktap.parse(data_lines("modern-mixed.log"))
+        for config in self.CONFIGS:
+            self.put("i386", config, document(counts={"PASS": 5}))
+        self.put("i386", "lowres", document("FAIL", counts=parsed.case_counts(),
+                                            suites=[s.to_dict() for s in parsed.suites]))
+        _, code, out = self.summarize(["i386"])
+        self.assertEqual(code, 1)
+        self.assertIn("FAIL [i386-lowres] ktimer_modes.ktimer_start_rel", out)
+        self.assertNotIn("[i386-default] ktimer_modes", out)
+        self.assertEqual(out.rstrip("\n").splitlines()[-1], "14 passed, 2 failed, 1 skipped")
+
+    def test_missing_configuration_results_are_named(self):
+        self.put("arm", "default", document(counts={"PASS": 7}))
+        self.put("arm", "up", document("BUILD_ERROR", problems=["the kernel build failed"]))
+        _, code, out = self.summarize(["arm"])
+        self.assertEqual(code, 1)
+        self.assertEqual(self.table_rows(out), [["arm", "default", "PASS", "7"],
+                                                ["arm", "lowres", "NO_RESULTS", "0"],
+                                                ["arm", "up", "BUILD_ERROR", "0"]])
+        self.assertIn("[arm-lowres] no results: run `make kunit ARCH=arm CONFIG=lowres`", out)
+        self.assertIn("[arm-up] the kernel build failed", out)
+        self.assertEqual(out.rstrip("\n").splitlines()[-1], "7 passed, 2 failed")
+
+    def test_setup_errors_count_and_keep_the_closing_line_last(self):
+        self.put("i386", "default", document(counts={"PASS": 3}))
+        tools = write(self.tmp / "tools.json", json.dumps({"total": 4, "passed": 4, "failed": 0, "errors": 0}))
+        _, code, out = self.summarize(["i386"], configs=["default"], tools_tests=tools,
+                                      errors=["kunit_configs/matrix:3: smp must be a CPU count"])
+        self.assertEqual(code, 1)
+        self.assertIn("error: kunit_configs/matrix:3: smp must be a CPU count", out)
+        self.assertEqual(out.rstrip("\n").splitlines()[-1], "7 passed, 1 failed")
