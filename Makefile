@@ -81,8 +81,9 @@ tree:
 apply:
 	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
 
-## kunit: build, boot and run the KUnit suites for each arch in ARCHES and configuration in CONFIGS
+## kunit: apply kernel/, then build, boot and run the KUnit suites for each arch in ARCHES and configuration in CONFIGS
 kunit:
+	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
 	@$(KTIMERS) kunit $(KUNIT_FLAGS) $(ARCHES)
 
 ## summary: print the results table for ARCHES x CONFIGS; non-zero exit on any failure

@@ -42,6 +42,7 @@
 #include <linux/sched/signal.h>
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
+#include <kunit/visibility.h>
 
 #include "ktimer_internal.h"
 
@@ -980,6 +981,40 @@ unsigned int ktimer_clock_pending(const struct ktimer_clock *clock)
 	return sum;
 }
 EXPORT_SYMBOL_GPL(ktimer_clock_pending);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * ktimer_test_event - the wake-up event of this CPU's base of a clock
+ * @clock: a registered clock that is not %KTIMER_CLOCK_MANUAL
+ * @clockid: receives the hrtimer clock the event runs on
+ * @soft: receives the earliest time the event may fire
+ * @hard: receives the latest time the event may fire
+ *
+ * For the KUnit tests only: what the expiry engine programmed.  The caller
+ * keeps itself on one CPU.
+ *
+ * Return: true if the event is armed.
+ */
+bool ktimer_test_event(struct ktimer_clock *clock, clockid_t *clockid,
+		       ktime_t *soft, ktime_t *hard)
+{
+	struct ktimer_base *base;
+	bool armed;
+
+	if (!ktimer_clock_registered(clock) ||
+	    clock->flags & KTIMER_CLOCK_MANUAL)
+		return false;
+	base = ktimer_cpu_base(raw_smp_processor_id(), clock->index);
+	raw_spin_lock_irq(&base->lock);
+	armed = hrtimer_is_queued(&base->event);
+	*clockid = base->event.base->clockid;
+	*soft = hrtimer_get_softexpires(&base->event);
+	*hard = hrtimer_get_expires(&base->event);
+	raw_spin_unlock_irq(&base->lock);
+	return armed;
+}
+EXPORT_SYMBOL_IF_KUNIT(ktimer_test_event);
+#endif
 
 /* Wake @data, a task sleeping in schedule_ktimer() */
 static void ktimer_wake_sleeper(void *data)

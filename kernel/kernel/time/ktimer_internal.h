@@ -55,5 +55,7 @@ static inline struct ktimer_base *ktimer_cpu_base(unsigned int cpu, int index)
 }
 
 int ktimer_debug_show(struct seq_file *m, void *v);
+bool ktimer_test_event(struct ktimer_clock *clock, clockid_t *clockid,
+		       ktime_t *soft, ktime_t *hard);
 
 #endif /* _KERNEL_TIME_KTIMER_INTERNAL_H */

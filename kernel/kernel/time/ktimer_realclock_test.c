@@ -10,6 +10,7 @@
  */
 
 #include <kunit/test.h>
+#include <kunit/visibility.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/hrtimer.h>
@@ -20,6 +21,10 @@
 #include <linux/restart_block.h>
 #include <linux/sched/signal.h>
 #include <linux/timekeeping.h>
+
+#include "ktimer_internal.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 #define MS		NSEC_PER_MSEC
 #define WAIT_LIMIT	(30 * HZ)
@@ -270,6 +275,37 @@ static void ktimer_schedule_rel_test(struct kunit *test)
 	KUNIT_EXPECT_GE(test, t, start + 2 * MS);
 	KUNIT_EXPECT_LE(test, t, clock->get_time());
 	KUNIT_EXPECT_FALSE(test, ktimer_active(&timer));
+}
+
+/*
+ * The engine wakes this CPU with an hrtimer on the timer's own clock, from
+ * its expiry to its expiry plus the resolution.  A wake-up on another
+ * clock (or none) would still look right whenever something else raised
+ * the softirq, so this looks at what was programmed.
+ */
+static void ktimer_wakeup_event_test(struct kunit *test)
+{
+	struct ktimer_clock *clock = param_clock(test);
+	struct real_timer *rt = kunit_kzalloc(test, sizeof(*rt), GFP_KERNEL);
+	ktime_t rel = 3600LL * NSEC_PER_SEC, soft = 0, hard = 0;
+	ktime_t limit = ktime_get() + SPIN_LIMIT_NS;
+	clockid_t clockid = -1;
+	bool armed = false;
+
+	KUNIT_ASSERT_NOT_NULL(test, rt);
+	real_timer_init(test, rt, clock);
+	KUNIT_ASSERT_EQ(test, start_ktimer(&rt->timer, &rel, KTIMER_REL), 0);
+	/* an event armed earlier for a timer since stopped fires first */
+	while (ktime_get() < limit) {
+		armed = ktimer_test_event(clock, &clockid, &soft, &hard);
+		if (armed && soft == rt->timer.expires)
+			break;
+		ktimer_delay(test, MS);
+	}
+	KUNIT_EXPECT_TRUE(test, armed);
+	KUNIT_EXPECT_EQ(test, clockid, clock->clockid);
+	KUNIT_EXPECT_EQ(test, soft, rt->timer.expires);
+	KUNIT_EXPECT_EQ(test, hard - soft, (ktime_t)ktimer_clock_resolution(clock));
 }
 
 /* The resolution and the timespec rounding follow the boot-time engine */
@@ -681,6 +717,7 @@ static struct kunit_case ktimer_realclock_cases[] = {
 	KUNIT_CASE_CLOCKS(ktimer_real_periodic_self_stop_test),
 	KUNIT_CASE_CLOCKS(ktimer_schedule_rel_test),
 	KUNIT_CASE_CLOCKS(ktimer_engine_resolution_test),
+	KUNIT_CASE_CLOCKS(ktimer_wakeup_event_test),
 	KUNIT_CASE_SLOW(ktimer_schedule_abs_real_test),
 	KUNIT_CASE_SLOW(ktimer_schedule_signal_test),
 	KUNIT_CASE_SLOW(ktimer_clock_set_forward_test),

@@ -282,7 +282,35 @@ static void ktimer_hotplug_real_timers_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, add_cpu(victim), 0);
 }
 
+/* A timer goes to the base of the CPU that starts it, not the one it began on */
+static void ktimer_runs_on_starting_cpu_test(struct kunit *test)
+{
+	struct hotplug_timer *ht = kunit_kzalloc(test, sizeof(*ht), GFP_KERNEL);
+	unsigned int first = raw_smp_processor_id(), second;
+	ktime_t rel = NSEC_PER_MSEC;
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, ht);
+	second = cpumask_any_but(cpu_online_mask, first);
+	if (second >= nr_cpu_ids)
+		kunit_skip(test, "needs two online CPUs");
+
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(first)), 0);
+	init_ktimer_mono(&ht->timer);
+	ret = kunit_add_action_or_reset(test, stop_timer_action, &ht->timer);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	ht->timer.function = hotplug_callback;
+	ht->timer.data = ht;
+	init_completion(&ht->done);
+
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(second)), 0);
+	KUNIT_ASSERT_EQ(test, start_ktimer(&ht->timer, &rel, KTIMER_REL), 0);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&ht->done, WAIT_LIMIT));
+	KUNIT_EXPECT_EQ(test, ht->cpu, (int)second);
+}
+
 static struct kunit_case ktimer_smp_cases[] = {
+	KUNIT_CASE_SLOW(ktimer_runs_on_starting_cpu_test),
 	KUNIT_CASE_SLOW(ktimer_smp_stress_test),
 	KUNIT_CASE_SLOW(ktimer_hotplug_real_timers_test),
 	{}
