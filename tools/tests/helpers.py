@@ -80,3 +80,17 @@ def quiet_raises(testcase, exc, func, *args, **kwargs):
         with testcase.assertRaises(exc) as ctx:
             func(*args, **kwargs)
     return ctx.exception, out.getvalue(), err.getvalue()
+
+
+# A matrix like kunit_configs/matrix: default, lowres (boot only) and up.
+MATRIX_TEXT = """\
+[default]
+by_default = yes
+[lowres]
+kernel_args = ktimer.highres=0
+by_default = yes
+[up]
+fragments = up
+smp = 1
+by_default = yes
+"""

@@ -1,21 +1,12 @@
 import json
 from unittest import mock
 
-from helpers import TempDirTestCase, quiet, write
+from helpers import MATRIX_TEXT, TempDirTestCase, quiet, write
 
 import ktimers
 import kunit_run
 
-MATRIX = """\
-[default]
-by_default = yes
-[lowres]
-kernel_args = ktimer.highres=0
-by_default = yes
-[up]
-fragments = up
-smp = 1
-by_default = yes
+MATRIX = MATRIX_TEXT + """\
 [lockdep]
 description = not in make test
 """

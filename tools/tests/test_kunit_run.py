@@ -3,7 +3,7 @@ import os
 import unittest
 from unittest import mock
 
-from helpers import TempDirTestCase, data_lines, quiet, quiet_raises, write
+from helpers import MATRIX_TEXT, TempDirTestCase, data_lines, quiet, quiet_raises, write
 
 import arches
 import ktap
@@ -12,17 +12,7 @@ import logscan
 import matrix
 from common import ToolError
 
-MATRIX = """\
-[default]
-by_default = yes
-[lowres]
-kernel_args = ktimer.highres=0
-by_default = yes
-[up]
-fragments = up
-smp = 1
-by_default = yes
-"""
+MATRIX = MATRIX_TEXT
 UP_CONFIG = "# CONFIG_SMP is not set\n# CONFIG_HOTPLUG_CPU is not set\n"
 
 SUITES_C = """
