@@ -108,6 +108,8 @@ int ktimer_unregister_clock(struct ktimer_clock *clock);
 void ktimer_run_clock(struct ktimer_clock *clock);
 
 void ktimer_init(struct ktimer *timer, struct ktimer_clock *clock);
+void ktimer_init_on_stack(struct ktimer *timer, struct ktimer_clock *clock);
+void destroy_ktimer_on_stack(struct ktimer *timer);
 void init_ktimer_mono(struct ktimer *timer);
 void init_ktimer_real(struct ktimer *timer);
 void init_ktimer_boottime(struct ktimer *timer);

@@ -186,6 +186,7 @@ static void ktimer_program_event(struct ktimer_base *base, ktime_t expires)
 
 static void ktimer_enqueue(struct ktimer *timer, struct ktimer_base *base)
 {
+	ktimer_debug_activate(timer);
 	timer->pass = base->pass;
 	base->count++;
 	if (rb_add_cached(&timer->node, &base->queue, ktimer_less))
@@ -194,6 +195,7 @@ static void ktimer_enqueue(struct ktimer *timer, struct ktimer_base *base)
 
 static void ktimer_dequeue(struct ktimer *timer, struct ktimer_base *base)
 {
+	ktimer_debug_deactivate(timer);
 	rb_erase_cached(&timer->node, &base->queue);
 	RB_CLEAR_NODE(&timer->node);
 	base->count--;
@@ -277,15 +279,19 @@ static int ktimer_set_expiry(struct ktimer *timer, ktime_t now,
 	return mode & KTIMER_NOCHECK ? 0 : -ETIME;
 }
 
-static int ktimer_check_timer(const struct ktimer *timer)
+static int ktimer_check_timer(struct ktimer *timer)
 {
-	if (WARN_ON_ONCE(!timer || !timer->base))
+	if (WARN_ON_ONCE(!timer))
+		return -EINVAL;
+	/* With debug objects, never-initialised memory gets a NULL base here */
+	ktimer_debug_assert_init(timer);
+	if (WARN_ON_ONCE(!timer->base))
 		return -EINVAL;
 	return 0;
 }
 
 /* Everything a caller can get wrong, checked before anything changes. */
-static int ktimer_check_start(const struct ktimer *timer, const ktime_t *tim,
+static int ktimer_check_start(struct ktimer *timer, const ktime_t *tim,
 			      int mode)
 {
 	int how = mode & ~KTIMER_NOCHECK;
@@ -739,23 +745,14 @@ void ktimer_run_clock(struct ktimer_clock *clock)
 }
 EXPORT_SYMBOL_GPL(ktimer_run_clock);
 
-/**
- * ktimer_init - initialise a timer on a clock
- * @timer: the timer
- * @clock: a registered clock
- *
- * Clears @timer and binds it to @clock and, until it is started, the
- * current CPU.  Must not be called on a pending timer.  The caller sets
- * ->function and ->data afterwards.  With an unregistered @clock the timer
- * is left unusable and every later call on it returns -EINVAL.
- *
- * Context: any context.
- */
-void ktimer_init(struct ktimer *timer, struct ktimer_clock *clock)
+static void __ktimer_init(struct ktimer *timer, struct ktimer_clock *clock,
+			  bool onstack)
 {
 	if (WARN_ON_ONCE(!timer))
 		return;
 
+	/* Before the memset: debug objects stop a timer that is still queued */
+	ktimer_debug_init(timer, onstack);
 	memset(timer, 0, sizeof(*timer));
 	RB_CLEAR_NODE(&timer->node);
 	if (WARN_ON_ONCE(!ktimer_clock_registered(clock)))
@@ -763,7 +760,57 @@ void ktimer_init(struct ktimer *timer, struct ktimer_clock *clock)
 	timer->base = ktimer_cpu_base(raw_smp_processor_id(), clock->index);
 	trace_ktimer_init(timer, clock);
 }
+
+/**
+ * ktimer_init - initialise a timer on a clock
+ * @timer: the timer
+ * @clock: a registered clock
+ *
+ * Clears @timer and binds it to @clock and, until it is started, the
+ * current CPU.  Must not be called on a pending timer (with
+ * CONFIG_DEBUG_OBJECTS_KTIMERS that is reported, and the timer is stopped
+ * first).  The caller sets ->function and ->data afterwards.  With an
+ * unregistered @clock the timer is left unusable and every later call on
+ * it returns -EINVAL.  A timer on the stack uses ktimer_init_on_stack().
+ *
+ * Context: any context.
+ */
+void ktimer_init(struct ktimer *timer, struct ktimer_clock *clock)
+{
+	__ktimer_init(timer, clock, false);
+}
 EXPORT_SYMBOL_GPL(ktimer_init);
+
+/**
+ * ktimer_init_on_stack - initialise a timer that lives on the stack
+ * @timer: the timer, a local variable
+ * @clock: a registered clock
+ *
+ * As ktimer_init(), and tells the debug objects code that @timer is on
+ * the stack.  Pair it with destroy_ktimer_on_stack() before returning.
+ *
+ * Context: any context.
+ */
+void ktimer_init_on_stack(struct ktimer *timer, struct ktimer_clock *clock)
+{
+	__ktimer_init(timer, clock, true);
+}
+EXPORT_SYMBOL_GPL(ktimer_init_on_stack);
+
+/**
+ * destroy_ktimer_on_stack - end the life of a timer on the stack
+ * @timer: a timer set up with ktimer_init_on_stack(), no longer pending
+ *
+ * Only does something with CONFIG_DEBUG_OBJECTS_KTIMERS, which then
+ * reports (and stops) a timer that is still pending.
+ *
+ * Context: any context.
+ */
+void destroy_ktimer_on_stack(struct ktimer *timer)
+{
+	ktimer_debug_free(timer);
+}
+EXPORT_SYMBOL_GPL(destroy_ktimer_on_stack);
 
 /**
  * init_ktimer_mono - initialise a timer on CLOCK_MONOTONIC
@@ -1083,8 +1130,9 @@ static long ktimer_sleep_until(struct ktimer_clock *clock, ktime_t t,
 	struct ktimer timer;
 	ktime_t rem;
 
-	ktimer_init(&timer, clock);
+	ktimer_init_on_stack(&timer, clock);
 	rem = schedule_ktimer(&timer, &t, TASK_INTERRUPTIBLE, mode);
+	destroy_ktimer_on_stack(&timer);
 	*expires = t;
 	if (rem <= 0)
 		return rem;

@@ -55,6 +55,33 @@ static inline struct ktimer_base *ktimer_cpu_base(unsigned int cpu, int index)
 }
 
 int ktimer_debug_show(struct seq_file *m, void *v);
+
+/* What CONFIG_DEBUG_OBJECTS_KTIMERS repaired (ktimer_debugobjects.c) */
+enum ktimer_fixup_kind {
+	KTIMER_FIXUP_INIT,		/* a pending timer was initialised */
+	KTIMER_FIXUP_FREE,		/* a pending timer was freed */
+	KTIMER_FIXUP_ASSERT_INIT,	/* an uninitialised timer was used */
+	KTIMER_FIXUP_KINDS
+};
+
+#ifdef CONFIG_DEBUG_OBJECTS_KTIMERS
+void ktimer_debug_init(struct ktimer *timer, bool onstack);
+void ktimer_debug_activate(struct ktimer *timer);
+void ktimer_debug_deactivate(struct ktimer *timer);
+void ktimer_debug_assert_init(struct ktimer *timer);
+void ktimer_debug_free(struct ktimer *timer);
+unsigned int ktimer_debug_fixups(enum ktimer_fixup_kind kind);
+#else
+static inline void ktimer_debug_init(struct ktimer *timer, bool onstack) { }
+static inline void ktimer_debug_activate(struct ktimer *timer) { }
+static inline void ktimer_debug_deactivate(struct ktimer *timer) { }
+static inline void ktimer_debug_assert_init(struct ktimer *timer) { }
+static inline void ktimer_debug_free(struct ktimer *timer) { }
+static inline unsigned int ktimer_debug_fixups(enum ktimer_fixup_kind kind)
+{
+	return 0;
+}
+#endif
 bool ktimer_test_event(struct ktimer_clock *clock, clockid_t *clockid,
 		       ktime_t *soft, ktime_t *hard);
 

@@ -146,13 +146,14 @@ static void ktimer_debugfs_listing_test(struct kunit *test)
 
 	m.buf = kunit_kzalloc(test, m.size, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, m.buf);
-	init_ktimer_real(&timer);
+	ktimer_init_on_stack(&timer, &ktimer_clock_realtime);
 	timer.function = debugfs_marker;
 	KUNIT_ASSERT_EQ(test, start_ktimer(&timer, &far, KTIMER_REL), 0);
 
 	KUNIT_EXPECT_EQ(test, ktimer_debug_show(&m, NULL), 0);
 	snprintf(expect, sizeof(expect), "expires %lld ", timer.expires);
 	stop_ktimer(&timer);
+	destroy_ktimer_on_stack(&timer);
 	m.buf[min(m.count, m.size - 1)] = '\0';
 
 	KUNIT_EXPECT_LT(test, m.count, m.size);

@@ -111,10 +111,11 @@ static void ktimer_delay(struct kunit *test, ktime_t ns)
 {
 	struct ktimer sleeper;
 
-	init_ktimer_mono(&sleeper);
+	ktimer_init_on_stack(&sleeper, &ktimer_clock_monotonic);
 	KUNIT_EXPECT_EQ(test, schedule_ktimer(&sleeper, &ns,
 					      TASK_UNINTERRUPTIBLE, KTIMER_REL),
 			0);
+	destroy_ktimer_on_stack(&sleeper);
 }
 
 static void check_fires_after_expiry(struct kunit *test,
@@ -266,7 +267,7 @@ static void ktimer_schedule_rel_test(struct kunit *test)
 	struct ktimer timer;
 	ktime_t start, t = 2 * MS;
 
-	ktimer_init(&timer, clock);
+	ktimer_init_on_stack(&timer, clock);
 	start = clock->get_time();
 	KUNIT_EXPECT_EQ(test, schedule_ktimer(&timer, &t, TASK_UNINTERRUPTIBLE,
 					      KTIMER_REL), 0);
@@ -275,6 +276,7 @@ static void ktimer_schedule_rel_test(struct kunit *test)
 	KUNIT_EXPECT_GE(test, t, start + 2 * MS);
 	KUNIT_EXPECT_LE(test, t, clock->get_time());
 	KUNIT_EXPECT_FALSE(test, ktimer_active(&timer));
+	destroy_ktimer_on_stack(&timer);
 }
 
 /*
@@ -319,8 +321,9 @@ static void ktimer_engine_resolution_test(struct kunit *test)
 	kunit_info(test, "%s-resolution engine, %u ns",
 		   ktimer_highres_enabled() ? "high" : "low", want);
 	KUNIT_EXPECT_EQ(test, ktimer_clock_resolution(clock), want);
-	ktimer_init(&timer, clock);
+	ktimer_init_on_stack(&timer, clock);
 	KUNIT_EXPECT_EQ(test, ktimer_convert_timespec(&timer, &one), want);
+	destroy_ktimer_on_stack(&timer);
 	KUNIT_EXPECT_EQ(test, get_ktimer_mono_res(CLOCK_MONOTONIC, &res), 0);
 	KUNIT_EXPECT_EQ(test, timespec64_to_ns(&res), want);
 	KUNIT_EXPECT_EQ(test, get_ktimer_real_res(CLOCK_REALTIME, &res), 0);
@@ -337,9 +340,10 @@ static void ktimer_schedule_abs_real_test(struct kunit *test)
 	struct ktimer timer;
 	ktime_t t = ktime_get_real() + 2 * MS, want = t;
 
-	init_ktimer_real(&timer);
+	ktimer_init_on_stack(&timer, &ktimer_clock_realtime);
 	KUNIT_EXPECT_EQ(test, schedule_ktimer(&timer, &t, TASK_INTERRUPTIBLE,
 					      KTIMER_ABS), 0);
+	destroy_ktimer_on_stack(&timer);
 	KUNIT_EXPECT_EQ(test, t, want);
 	KUNIT_EXPECT_GE(test, ktime_get_real(), want);
 }
@@ -378,9 +382,10 @@ static int sleeper_thread(void *data)
 	ktime_t t = s->requested;
 
 	allow_signal(SIGUSR1);
-	init_ktimer_mono(&timer);
+	ktimer_init_on_stack(&timer, &ktimer_clock_monotonic);
 	complete(&s->asleep);
 	s->rem = schedule_ktimer(&timer, &t, TASK_INTERRUPTIBLE, KTIMER_REL);
+	destroy_ktimer_on_stack(&timer);
 	flush_signals(current);
 	complete(&s->done);
 	return 0;

@@ -19,24 +19,13 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 
+#include "ktimer_test.h"
+
 /* The fake clock reads this value */
 #define NOW		1000000000LL
 #define FAKE_RES	1000
 
-static ktime_t fake_now;
-
-static ktime_t fake_get_time(void)
-{
-	return READ_ONCE(fake_now);
-}
-
-static struct ktimer_clock fake_clock = {
-	.name		= "kunit-fake",
-	.clockid	= CLOCK_MONOTONIC,
-	.get_time	= fake_get_time,
-	.resolution	= FAKE_RES,
-	.flags		= KTIMER_CLOCK_MANUAL,
-};
+DEFINE_FAKE_CLOCK(fake_clock, FAKE_RES);
 
 #define MAX_TEST_TIMERS	16
 #define MAX_FIRED	64
@@ -74,7 +63,7 @@ static void test_callback(void *data)
 	struct test_ctx *ctx = tt->ctx;
 
 	tt->fired++;
-	tt->seen_now = fake_get_time();
+	tt->seen_now = fake_clock_get_time();
 	tt->seen_expires = tt->timer.expires;
 	if (ctx->nfired < MAX_FIRED)
 		ctx->fired_ids[ctx->nfired] = tt->id;
@@ -104,23 +93,13 @@ static struct test_timer *new_timer(struct kunit *test, int id)
 /* Set the fake clock and run its expired timers, as the softirq would */
 static void advance_to(ktime_t t)
 {
-	WRITE_ONCE(fake_now, t);
+	WRITE_ONCE(fake_clock_now, t);
 	ktimer_run_clock(&fake_clock);
 }
 
 static void start_abs(struct kunit *test, struct test_timer *tt, ktime_t t)
 {
 	KUNIT_ASSERT_EQ(test, start_ktimer(&tt->timer, &t, KTIMER_ABS), 0);
-}
-
-static void expect_warning_begin(struct kunit *test)
-{
-	pr_info("ktimer-test: expect-warning-begin %s\n", test->name);
-}
-
-static void expect_warning_end(struct kunit *test)
-{
-	pr_info("ktimer-test: expect-warning-end %s\n", test->name);
 }
 
 static int fake_suite_init(struct kunit_suite *suite)
@@ -143,7 +122,7 @@ static int fake_case_init(struct kunit *test)
 	if (!ctx)
 		return -ENOMEM;
 	test->priv = ctx;
-	WRITE_ONCE(fake_now, NOW);
+	WRITE_ONCE(fake_clock_now, NOW);
 	/* Timers go to the starting CPU's queue: stay on one CPU */
 	return set_cpus_allowed_ptr(current, cpumask_of(raw_smp_processor_id()));
 }
@@ -557,7 +536,7 @@ static void ktimer_clock_slots_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, extra);
 	for (i = 0; i < KTIMER_MAX_CLOCKS; i++) {
 		extra[i].name = "extra";
-		extra[i].get_time = fake_get_time;
+		extra[i].get_time = fake_clock_get_time;
 		extra[i].flags = KTIMER_CLOCK_MANUAL;
 		ret = ktimer_register_clock(&extra[i]);
 		if (ret)
@@ -567,16 +546,17 @@ static void ktimer_clock_slots_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ret, -ENOSPC);
 	KUNIT_EXPECT_GT(test, n, 0);
 
-	ktimer_init(&timer, &extra[0]);
+	ktimer_init_on_stack(&timer, &extra[0]);
 	timer.function = test_callback;
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_EQ(test, ktimer_unregister_clock(&extra[i]), 0);
 
 	expect_warning_begin(test);
 	KUNIT_EXPECT_EQ(test, start_ktimer(&timer, &t, KTIMER_REL), -EINVAL);
-	ktimer_init(&timer, &extra[0]);
+	ktimer_init_on_stack(&timer, &extra[0]);
 	KUNIT_EXPECT_PTR_EQ(test, timer.base, NULL);
 	expect_warning_end(test);
+	destroy_ktimer_on_stack(&timer);
 }
 
 /* The softirq runs the real clocks; running one by hand is refused */
@@ -587,7 +567,7 @@ static void ktimer_run_clock_refused_test(struct kunit *test)
 	struct ktimer_clock forged = fake_clock;
 
 	start_abs(test, tt, NOW + 10);
-	WRITE_ONCE(fake_now, NOW + 10);
+	WRITE_ONCE(fake_clock_now, NOW + 10);
 	expect_warning_begin(test);
 	ktimer_run_clock(&ktimer_clock_monotonic);
 	ktimer_run_clock(&forged);
@@ -712,7 +692,7 @@ static void ktimer_no_run_no_fire_test(struct kunit *test)
 	struct test_timer *tt = new_timer(test, 0);
 
 	start_abs(test, tt, NOW + 10);
-	WRITE_ONCE(fake_now, NOW + 1000);
+	WRITE_ONCE(fake_clock_now, NOW + 1000);
 	KUNIT_EXPECT_EQ(test, tt->fired, 0);
 	KUNIT_EXPECT_TRUE(test, ktimer_active(&tt->timer));
 	ktimer_run_clock(&fake_clock);
@@ -723,7 +703,7 @@ static void ktimer_negative_clock_test(struct kunit *test)
 {
 	struct test_timer *tt = new_timer(test, 0);
 
-	WRITE_ONCE(fake_now, -1000);
+	WRITE_ONCE(fake_clock_now, -1000);
 	start_abs(test, tt, -500);
 	advance_to(-501);
 	KUNIT_EXPECT_EQ(test, tt->fired, 0);
@@ -787,7 +767,7 @@ static void ktimer_many_timers_sorted_test(struct kunit *test)
 		for (i = 0; i < n; i++)
 			if (ktimer_active(&timers[i]) && timers[i].expires == next)
 				fired++;
-		WRITE_ONCE(fake_now, next);
+		WRITE_ONCE(fake_clock_now, next);
 		ktimer_run_clock(&fake_clock);
 		for (i = 0; i < n; i++)
 			KUNIT_ASSERT_EQ(test, ktimer_active(&timers[i]),
@@ -865,7 +845,7 @@ static void ktimer_periodic_tiny_period_test(struct kunit *test)
 
 static void restart_self_in_past(struct test_timer *tt)
 {
-	ktime_t past = fake_get_time() - 10;
+	ktime_t past = fake_clock_get_time() - 10;
 
 	tt->action_ret = start_ktimer(&tt->timer, &past,
 				      KTIMER_ABS | KTIMER_NOCHECK);
@@ -994,7 +974,7 @@ static void ktimer_callback_stops_other_test(struct kunit *test)
 
 static void restart_other_now(struct test_timer *tt)
 {
-	ktime_t t = fake_get_time();
+	ktime_t t = fake_clock_get_time();
 
 	tt->action_ret = modify_ktimer(&tt->other->timer, &t,
 				       KTIMER_ABS | KTIMER_NOCHECK);
@@ -1126,7 +1106,7 @@ static void ktimer_try_stop_pending_test(struct kunit *test)
 	struct test_timer *tt = new_timer(test, 0);
 
 	start_abs(test, tt, NOW + 100);
-	WRITE_ONCE(fake_now, NOW + 40);
+	WRITE_ONCE(fake_clock_now, NOW + 40);
 	KUNIT_EXPECT_EQ(test, try_to_stop_ktimer(&tt->timer), 1);
 	KUNIT_EXPECT_FALSE(test, ktimer_active(&tt->timer));
 	KUNIT_EXPECT_EQ(test, tt->timer.expired, NOW + 40);
@@ -1188,7 +1168,7 @@ static void ktimer_remtime_pending_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, get_remtime_ktimer(&tt->timer, 0), 100);
 	KUNIT_EXPECT_EQ(test, get_remtime_ktimer(&tt->timer, 9), 100);
 	/* due but not yet run: the real value, or @fake */
-	WRITE_ONCE(fake_now, NOW + 130);
+	WRITE_ONCE(fake_clock_now, NOW + 130);
 	KUNIT_EXPECT_EQ(test, get_remtime_ktimer(&tt->timer, 0), -30);
 	KUNIT_EXPECT_EQ(test, get_remtime_ktimer(&tt->timer, 9), 9);
 }
@@ -1198,9 +1178,9 @@ static void ktimer_remtime_stopped_test(struct kunit *test)
 	struct test_timer *tt = new_timer(test, 0);
 
 	start_abs(test, tt, NOW + 100);
-	WRITE_ONCE(fake_now, NOW + 30);
+	WRITE_ONCE(fake_clock_now, NOW + 30);
 	KUNIT_ASSERT_EQ(test, stop_ktimer(&tt->timer), 1);
-	WRITE_ONCE(fake_now, NOW + 60);
+	WRITE_ONCE(fake_clock_now, NOW + 60);
 	/* the time that was left when it was stopped */
 	KUNIT_EXPECT_EQ(test, get_remtime_ktimer(&tt->timer, 0), 70);
 	KUNIT_EXPECT_EQ(test, get_remtime_ktimer(&tt->timer, 9), 0);
@@ -1212,7 +1192,7 @@ static void ktimer_expiry_query_test(struct kunit *test)
 	ktime_t now = 0;
 
 	start_abs(test, tt, NOW + 100);
-	WRITE_ONCE(fake_now, NOW + 3);
+	WRITE_ONCE(fake_clock_now, NOW + 3);
 	KUNIT_EXPECT_EQ(test, get_expiry_ktimer(&tt->timer, &now), NOW + 100);
 	KUNIT_EXPECT_EQ(test, now, NOW + 3);
 	KUNIT_EXPECT_EQ(test, get_expiry_ktimer(&tt->timer, NULL), NOW + 100);
