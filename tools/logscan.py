@@ -21,6 +21,8 @@ ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1bc")
 MARKER_RE = re.compile(r"ktimer-test: expect-warning-(begin|end)\s+(\S+)")
 CUT_HERE_RE = re.compile(r"-+\[ cut here \]-+")
 END_RE = re.compile(r"---\[ end (trace|Kernel panic)")
+# The first line of a WARN report's body, after the WARNING: line and its message
+WARN_REPORT_BODY_RE = re.compile(r"^(?:Modules linked in:|CPU: \d+ )")
 WARN_SPLAT_RE = re.compile(r"^WARNING: (?:CPU: \d+ PID: \d+ at |at )")
 KTAP_RE = re.compile(r"^\s*(?:(?:not )?ok \d+|# Subtest:|K?TAP version \d+|1\.\.\d+)")
 # Message lines inside a WARN splat that make it a lockdep report: never expected.
@@ -97,6 +99,15 @@ def warn_message_lines(texts, cut_index, warn_index):
     return [t for t in texts[cut_index + 1:warn_index] if t.strip()] if cut_index is not None else []
 
 
+def trailing_warn_message(texts, i):
+    """The WARN() message where the arch prints it after 'WARNING:' (ARM):
+    the lines up to the 'Modules linked in:' or 'CPU:' line that follows."""
+    for j in range(i, min(i + CUT_HERE_LOOKAHEAD, len(texts))):
+        if WARN_REPORT_BODY_RE.search(texts[j]):
+            return [t for t in texts[i:j] if t.strip()]
+    return []
+
+
 def scan_detailed(lines):
     texts = [message(line) for line in lines]
     result = ScanResult()
@@ -128,6 +139,11 @@ def scan_detailed(lines):
             continue
         kind, ends_with_marker = start
         detail = warn_message_lines(texts, cut_index, i)
+        if kind == "warning" and WARN_SPLAT_RE.search(text.lstrip()):
+            trailing = trailing_warn_message(texts, i + 1)
+            detail += trailing
+        else:
+            trailing = []
         if kind == "warning" and any(LOCKDEP_IN_SPLAT_RE.search(t) for t in detail + [text]):
             kind = "lockdep"
         finding = Finding(kind, i + 1, text.strip(), [d.strip() for d in detail])
@@ -135,7 +151,7 @@ def scan_detailed(lines):
             result.expected.append(finding)
         else:
             result.findings.append(finding)
-        i = skip_report(texts, i + 1, kind, ends_with_marker)
+        i = skip_report(texts, i + 1 + len(trailing), kind, ends_with_marker)
     for tag, begin_line in open_tags.items():
         result.findings.append(Finding("marker", begin_line,
                                        f"ktimer-test: expect-warning-begin {tag} has no matching end marker"))

@@ -66,6 +66,19 @@ class WarningTest(unittest.TestCase):
         self.assertEqual(kinds(result), ["warning"])
         self.assertIn("ODEBUG: free active", result.findings[0].detail[0])
 
+    def test_arm_prints_the_warn_message_after_the_warning_line(self):
+        splat = SPLAT.replace("Modules linked in:\n",
+                              "ODEBUG: init active (active state 0) object: 57921f38 object type: ktimer hint: cb\n"
+                              "Modules linked in:\n")
+        self.assertEqual(scan("\n".join([begin("odebug"), splat, end("odebug")])).findings, [])
+        result = scan(splat)
+        self.assertEqual(kinds(result), ["warning"])
+        self.assertIn("ODEBUG: init active", result.findings[0].detail[0])
+
+    def test_lockdep_message_after_the_warning_line_is_never_expected(self):
+        splat = SPLAT.replace("Modules linked in:\n", "DEBUG_LOCKS_WARN_ON(1)\nModules linked in:\n")
+        self.assertEqual(kinds(scan("\n".join([begin("a"), splat, end("a")]))), ["lockdep"])
+
     def test_lockdep_warning_is_never_expected(self):
         splat = SPLAT.replace("------------[ cut here ]------------",
                               "------------[ cut here ]------------\nDEBUG_LOCKS_WARN_ON(1)")
