@@ -30,7 +30,7 @@ STYLE_RESULT := $(RESULTS)/style.json
 # Kernel builds use every CPU already; never run two steps at once.
 .NOTPARALLEL:
 .DEFAULT_GOAL := all
-.PHONY: all test check tools-test style deps pin tree apply kunit summary clean distclean help
+.PHONY: all test check tools-test style deps pin tree apply kunit summary soak sanitizers clean distclean help
 
 ## all: deps + tree + apply + kunit per arch in ARCHES and configuration in CONFIGS + summary (default)
 all:
@@ -89,6 +89,28 @@ kunit:
 ## summary: print the results table for ARCHES x CONFIGS; non-zero exit on any failure
 summary:
 	@$(KTIMERS) summary $(CONFIG_FLAGS) $(ARCHES)
+
+# The long runs, not in `make test`. Each arch defaults to the one(s) that make
+# sense for it; ARCH= picks another.
+SOAK_ARCHES       := $(if $(strip $(ARCH)),$(ARCH),i386)
+SANITIZER_ARCHES  := $(if $(strip $(ARCH)),$(ARCH),arm x86_64)
+SOAK_TIMEOUT      := $(if $(filter 1200,$(TIMEOUT)),3600,$(TIMEOUT))
+
+## soak: the long soak on ARCH (default i386): 4 CPUs, stress and fuzz 25x longer; fails on any lost or duplicated expiry
+soak:
+	@$(KTIMERS) deps $(SOAK_ARCHES)
+	@$(KTIMERS) tree --tree $(TREE)
+	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
+	@$(KTIMERS) kunit --tree $(TREE) --config soak --timeout $(SOAK_TIMEOUT) $(SOAK_ARCHES) || true
+	@$(KTIMERS) summary --config soak $(SOAK_ARCHES)
+
+## sanitizers: the suites under KASAN (arm, x86_64) and KCSAN (x86_64); ARCH= narrows
+sanitizers:
+	@$(KTIMERS) deps $(SANITIZER_ARCHES)
+	@$(KTIMERS) tree --tree $(TREE)
+	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
+	@$(KTIMERS) kunit --tree $(TREE) --config kasan --config kcsan --timeout $(SOAK_TIMEOUT) $(SANITIZER_ARCHES) || true
+	@$(KTIMERS) summary --config kasan --config kcsan $(SANITIZER_ARCHES)
 
 ## clean: remove kunit build dirs and results (keeps the kernel tree)
 clean:

@@ -72,6 +72,9 @@ def cmd_kunit(args):
         plan = []
         planned = set()
         for configuration in configurations:
+            if not configuration.runs_on(arch):
+                plan.append(f"{configuration.name} (not on {arch}: arches = {' '.join(configuration.arches)})")
+                continue
             build_dir = configuration.build_dir_name(arch)
             plan.append(f"{configuration.name} ({'boots' if build_dir in planned else 'builds'} {build_dir})")
             planned.add(build_dir)
@@ -81,6 +84,8 @@ def cmd_kunit(args):
     built = set()
     for arch in args.arches:
         for configuration in configurations:
+            if not configuration.runs_on(arch):
+                continue
             label = configuration.results_name(arch)
             build_dir = configuration.build_dir_name(arch)
             try:
@@ -104,11 +109,13 @@ def cmd_summary(args):
     import summary
     errors = []
     try:
-        configs = [configuration.name for configuration in selected_configurations(args)]
+        configurations = selected_configurations(args)
     except ToolError as error:
         # Still print the table and the closing line (CI reads it); the broken matrix counts as failed.
-        configs, errors = [], [str(error)]
-    _, code = summary.summarize(args.arches, configs=configs, results_dir=Path(args.results_dir),
+        configurations, errors = [], [str(error)]
+    runs = [(arch, configuration.name) for arch in args.arches for configuration in configurations
+            if configuration.runs_on(arch)]
+    _, code = summary.summarize(runs, results_dir=Path(args.results_dir),
                                 tools_tests=args.tools_tests, style=args.style, errors=errors)
     return code
 

@@ -8,6 +8,7 @@ kunit_configs/matrix is an INI file (configparser), one section per configuratio
     kernel_args = ktimer.highres=0     # added to the kernel command line
     smp         = 2                    # QEMU -smp
     by_default  = yes                  # run by `make` / `make test` without CONFIG=/CONFIGS=
+    arches      = arm x86_64           # only on these arches (default: every arch)
 
 Runs with the same fragments share a build dir (build/kunit/<arch>-<fragments joined
 by '+', or 'default'>), so a configuration that only changes kernel_args or smp costs
@@ -29,10 +30,11 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from arches import ARCHES
 from common import REPO_ROOT, ToolError, rel
 
 MATRIX_FILE = REPO_ROOT / "kunit_configs" / "matrix"
-KEYS = ("description", "fragments", "kernel_args", "smp", "by_default")
+KEYS = ("description", "fragments", "kernel_args", "smp", "by_default", "arches")
 DEFAULT_SMP = 2
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 SECTION_RE = re.compile(r"^\[([^\]]*)\]")
@@ -51,6 +53,11 @@ class Configuration:
     kernel_args: tuple = ()     # kernel command-line words
     smp: int = DEFAULT_SMP      # QEMU -smp (not used for um)
     by_default: bool = False    # part of `make` / `make test` when no CONFIG=/CONFIGS= is given
+    arches: tuple = ()          # the arches it runs on; () = every arch
+
+    def runs_on(self, arch):
+        """False for an arch the configuration does not apply to (KCSAN has no i386 support, say)."""
+        return not self.arches or arch in self.arches
 
     @property
     def build_name(self):
@@ -186,8 +193,12 @@ def load(path=MATRIX_FILE, fragments_dir=None):
             by_default = section.getboolean("by_default", fallback=False)
         except ValueError:
             fail(f"by_default must be yes or no, not {section.get('by_default')!r}", "by_default")
+        arches = tuple(section.get("arches", "").split())
+        for arch in arches:
+            if arch not in ARCHES:
+                fail(f"arches: unknown arch {arch!r} (known: {', '.join(ARCHES)})", "arches")
         configurations[name] = Configuration(name, section.get("description", "").strip(), fragments,
-                                             kernel_args, int(smp_text), by_default)
+                                             kernel_args, int(smp_text), by_default, arches)
     if not configurations:
         raise ToolError(f"{where}: no configuration defined", HELP_HINT)
     if not any(c.by_default for c in configurations.values()):
@@ -264,10 +275,10 @@ def write_effective_kunitconfig(configuration, arch_name, path, repo=REPO_ROOT):
 
 def describe(matrix):
     """The table `ktimers.py matrix` prints (and `make help` shows)."""
-    header = ("config", "make test", "build dir", "smp", "fragments", "kernel args", "description")
+    header = ("config", "make test", "arches", "build dir", "smp", "fragments", "kernel args", "description")
     rows = [header] + [
-        (c.name, "yes" if c.by_default else "no", c.build_dir_name("<arch>"), str(c.smp),
-         " ".join(c.fragments) or "-", " ".join(c.kernel_args) or "-", c.description)
+        (c.name, "yes" if c.by_default else "no", " ".join(c.arches) or "all", c.build_dir_name("<arch>"),
+         str(c.smp), " ".join(c.fragments) or "-", " ".join(c.kernel_args) or "-", c.description)
         for c in matrix.configurations.values()]
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     return ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows]

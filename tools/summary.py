@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from common import RESULTS_DIR, format_duration, rel
+import figures
 
 MAX_LOG_LINES = 25
 BAD_CASE = ("FAIL", "ERROR", "MISS")
@@ -164,22 +165,38 @@ def print_details(arch, config, document):
             print(f"    ... and {len(findings) - 20} more")
 
 
-def summarize(arches, configs=("default",), results_dir=RESULTS_DIR, tools_tests=None, style=None, errors=()):
+def print_figures(run_figures):
+    """What the counting cases counted, and which correctness counts failed."""
+    lines = [figures.format_line(label, test, pairs) for label, found in run_figures for test, pairs in found]
+    if not lines:
+        return
+    print("\nfigures (counts printed by the tests; see docs/running.md#figures):")
+    for line in lines:
+        print(f"  {line}")
+    for label, found in run_figures:
+        for violation in figures.violations(found):
+            print(f"error: [{label}] {violation}: expiries were lost, duplicated or diverged from the model")
+
+
+def summarize(runs, results_dir=RESULTS_DIR, tools_tests=None, style=None, errors=()):
     """Print everything; return (Totals, exit code).
 
-    One row per arch x configuration (arch-major, as `make test` runs them); errors are
-    setup problems (a broken matrix file) that each count as one failure."""
+    runs: (arch, configuration name) pairs, one row each, in the order `make test` ran
+    them; errors are setup problems (a broken matrix file) that each count as one failure."""
     totals = Totals()
     rows, documents, extra = [], [], []
-    for arch in arches:
-        for config in configs:
-            document = load(Path(results_dir) / f"{arch}-{config}" / "results.json")
-            row = row_for(arch, config, document)
-            documents.append((row, document))
-            rows.append(row)
-            totals.passed += row.passed
-            totals.skipped += row.skipped
-            totals.failed += row.failed + row.missed + run_failures(row)
+    run_figures = []
+    for arch, config in runs:
+        document = load(Path(results_dir) / f"{arch}-{config}" / "results.json")
+        row = row_for(arch, config, document)
+        documents.append((row, document))
+        rows.append(row)
+        totals.passed += row.passed
+        totals.skipped += row.skipped
+        totals.failed += row.failed + row.missed + run_failures(row)
+        found = figures.parse_file(Path(results_dir) / f"{arch}-{config}" / "console.log") if document else []
+        run_figures.append((f"{arch}-{config}", found))
+        totals.failed += len(figures.violations(found))
     for _ in errors:
         extra.append(("setup", "-", "ERROR", "-", "-", 1, "-", "-", "-", "-"))
         totals.failed += 1
@@ -214,6 +231,7 @@ def summarize(arches, configs=("default",), results_dir=RESULTS_DIR, tools_tests
         print_details(row.arch, row.config, document)
         if document is None:
             print(f"[{row.arch}-{row.config}] {row.problems[0]}")
+    print_figures(run_figures)
     for error in errors:
         print(f"error: {error}")
     if style:

@@ -66,7 +66,7 @@ class CliTest(TempDirTestCase):
         self.assertEqual(code, 0)
         lines = out.splitlines()
         self.assertEqual([line.split()[0] for line in lines[1:]], ["default", "lowres", "up", "lockdep"])
-        self.assertRegex(lines[2], r"^lowres\s+yes\s+<arch>-default\s+2\s+-\s+ktimer.highres=0")
+        self.assertRegex(lines[2], r"^lowres\s+yes\s+all\s+<arch>-default\s+2\s+-\s+ktimer.highres=0")
         self.assertRegex(lines[4], r"^lockdep\s+no\s+")
 
     def test_shipped_matrix_is_listed(self):

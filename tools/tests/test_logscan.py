@@ -162,6 +162,13 @@ class CrashTest(unittest.TestCase):
                 expected_kind = "bug" if kind == "lockup" else kind
                 self.assertEqual(kinds(scan(f"[   12.345678] {line}")), [expected_kind])
 
+    def test_sanitizer_reports_are_never_excused_by_markers(self):
+        for line in ("BUG: KASAN: slab-use-after-free in ktimer_run_queues+0x30/0x1f0",
+                     "BUG: KCSAN: data-race in ktimer_run_queues / start_ktimer"):
+            with self.subTest(line=line):
+                text = "\n".join([begin("a"), "==================", line, "==================", end("a")])
+                self.assertEqual(len(scan(text).findings), 1)
+
     def test_rcu_self_detected_stall(self):
         self.assertEqual(kinds(scan("rcu: INFO: rcu_sched self-detected stall on CPU")), ["rcu-stall"])
 

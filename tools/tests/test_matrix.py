@@ -100,12 +100,22 @@ class LoadTest(TempDirTestCase):
             "[default]\nby_default = yes\nkernel_args = \"a\n": ("matrix:3:", "kernel_args"),
             "[default]\nby_default = yes\n[Up Build]\n": ("matrix:3:", "lower-case"),
             "[default]\nby_default = yes\n[DEFAULT]\nsmp = 1\n": ("matrix:3:", "[DEFAULT]"),
+            "[default]\nby_default = yes\narches = arm sparc\n": ("matrix:3:", "unknown arch 'sparc'"),
         }
         for text, (where, what) in cases.items():
             with self.subTest(text=text):
                 message = self.error(text)
                 self.assertIn(where, message)
                 self.assertIn(what, message)
+
+    def test_arches_limits_where_a_configuration_runs(self):
+        loaded = self.load(GOOD + "\n[kcsan]\narches = x86_64\n")
+        kcsan, default = loaded.get("kcsan"), loaded.get("default")
+        self.assertEqual(kcsan.arches, ("x86_64",))
+        self.assertTrue(kcsan.runs_on("x86_64"))
+        self.assertFalse(kcsan.runs_on("i386"))
+        self.assertTrue(default.runs_on("i386"))    # no arches: every arch
+        self.assertRegex(matrix.describe(loaded)[-1], r"^kcsan\s+no\s+x86_64\s")
 
     def test_a_matrix_that_runs_nothing_is_an_error(self):
         self.assertIn("by_default = yes", self.error("[default]\nsmp = 2\n"))
@@ -119,8 +129,8 @@ class LoadTest(TempDirTestCase):
         lines = matrix.describe(self.load(GOOD))
         self.assertTrue(lines[0].startswith("config"))
         self.assertEqual(len(lines), 5)
-        self.assertRegex(lines[2], r"^lowres\s+yes\s+<arch>-default\s+2\s+-\s+ktimer.highres=0 foo=a b")
-        self.assertRegex(lines[4], r"^extra\s+no\s+<arch>-up\+lockdep\s+2\s+up lockdep")
+        self.assertRegex(lines[2], r"^lowres\s+yes\s+all\s+<arch>-default\s+2\s+-\s+ktimer.highres=0 foo=a b")
+        self.assertRegex(lines[4], r"^extra\s+no\s+all\s+<arch>-up\+lockdep\s+2\s+up lockdep")
 
 
 class MergeTest(TempDirTestCase):
@@ -199,6 +209,11 @@ class RepositoryMatrixTest(unittest.TestCase):
         self.assertEqual((default.smp, lowres.smp, up.smp), (2, 2, 1))
         self.assertEqual(up.fragments, ("up",))
         self.assertEqual(up.build_dir_name("arm"), "arm-up")
+        # the sanitizers run where the compiler and arch support them
+        self.assertEqual(loaded.get("kasan").arches, ("arm", "x86_64"))
+        self.assertEqual(loaded.get("kcsan").arches, ("x86_64",))
+        self.assertFalse(loaded.get("kcsan").by_default)
+        self.assertFalse(loaded.get("soak").by_default)
 
     def test_shipped_up_kunitconfig_turns_smp_off(self):
         up = matrix.load().get("up")

@@ -16,13 +16,19 @@ def document(status="PASS", counts=None, findings=(), suites=(), problems=()):
             "problems": list(problems), "duration_s": 93.2, "console_log": "build/results/x/console.log"}
 
 
+def run_summary(results_dir, arches, configs, **kwargs):
+    """summary.summarize over every arch x configuration: (totals, exit code, output)."""
+    runs = [(arch, config) for arch in arches for config in configs]
+    (totals, code), out, _ = quiet(summary.summarize, runs, results_dir=results_dir, **kwargs)
+    return totals, code, out
+
+
 class SummaryTest(TempDirTestCase):
     def put(self, arch, doc, config="default"):
         write(self.tmp / f"{arch}-{config}" / "results.json", json.dumps(doc))
 
-    def summarize(self, arches=("i386", "arm"), **kwargs):
-        (totals, code), out, _ = quiet(summary.summarize, list(arches), results_dir=self.tmp, **kwargs)
-        return totals, code, out
+    def summarize(self, arches=("i386", "arm"), configs=("default",), **kwargs):
+        return run_summary(self.tmp, arches, configs, **kwargs)
 
     def assert_closing(self, out, text):
         last = out.rstrip("\n").splitlines()[-1]
@@ -137,9 +143,7 @@ class MatrixSummaryTest(TempDirTestCase):
         write(self.tmp / f"{arch}-{config}" / "results.json", json.dumps(doc))
 
     def summarize(self, arches=("i386", "arm"), configs=CONFIGS, **kwargs):
-        (totals, code), out, _ = quiet(summary.summarize, list(arches), configs=list(configs),
-                                       results_dir=self.tmp, **kwargs)
-        return totals, code, out
+        return run_summary(self.tmp, arches, configs, **kwargs)
 
     def table_rows(self, out):
         return [line.split()[:4] for line in out.splitlines() if line.startswith(("i386 ", "arm "))]
@@ -180,6 +184,16 @@ class MatrixSummaryTest(TempDirTestCase):
         self.assertIn("[arm-lowres] no results: run `make kunit ARCH=arm CONFIG=lowres`", out)
         self.assertIn("[arm-up] the kernel build failed", out)
         self.assertEqual(out.rstrip("\n").splitlines()[-1], "7 passed, 2 failed")
+
+    def test_figures_are_listed_and_lost_expiries_fail(self):
+        self.put("i386", "default", document(counts={"PASS": 3}))
+        write(self.tmp / "i386-default" / "console.log",
+              "    # ktimer_smp_stress_test: figures: cpus=2 ops=8000 lost=1 duplicated=0\n")
+        _, code, out = self.summarize(["i386"], configs=["default"])
+        self.assertEqual(code, 1)
+        self.assertIn("i386-default  ktimer_smp_stress_test  cpus=2 ops=8000 lost=1 duplicated=0", out)
+        self.assertIn("error: [i386-default] ktimer_smp_stress_test: lost=1", out)
+        self.assertEqual(out.rstrip("\n").splitlines()[-1], "3 passed, 1 failed")
 
     def test_setup_errors_count_and_keep_the_closing_line_last(self):
         self.put("i386", "default", document(counts={"PASS": 3}))
