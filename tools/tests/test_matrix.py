@@ -202,7 +202,9 @@ class RepositoryMatrixTest(unittest.TestCase):
 
     def test_shipped_matrix(self):
         loaded = matrix.load()
-        self.assertEqual([c.name for c in loaded.defaults()][:3], ["default", "lowres", "up"])
+        self.assertEqual([c.name for c in loaded.defaults()][:4], ["default", "lowres", "users-off", "up"])
+        # boot-only configurations come right after the build they boot
+        self.assertEqual(loaded.get("users-off").build_dir_name("arm"), "arm-default")
         default, lowres, up = (loaded.get(name) for name in ("default", "lowres", "up"))
         self.assertEqual(default.build_dir_name("i386"), lowres.build_dir_name("i386"))
         self.assertEqual(lowres.kernel_args, ("ktimer.highres=0",))

@@ -149,6 +149,38 @@ static inline void ktimer_run_queues(void) { }
 
 #endif /* CONFIG_KTIMERS */
 
+/* The user-space paths that CONFIG_KTIMER_USERS serves with ktimers */
+enum ktimer_user_kind {
+	KTIMER_USER_NANOSLEEP,
+	KTIMER_USER_KINDS
+};
+
+#ifdef CONFIG_KTIMER_USERS
+
+bool ktimer_users_on(void);
+bool ktimer_serves(clockid_t clockid);
+unsigned long ktimer_user_calls_count(enum ktimer_user_kind kind);
+long ktimer_user_nanosleep(ktime_t rqtp, bool abs, clockid_t clockid);
+
+#else /* !CONFIG_KTIMER_USERS */
+
+static inline bool ktimer_users_on(void)
+{
+	return false;
+}
+
+static inline bool ktimer_serves(clockid_t clockid)
+{
+	return false;
+}
+
+static inline unsigned long ktimer_user_calls_count(enum ktimer_user_kind kind)
+{
+	return 0;
+}
+
+#endif /* CONFIG_KTIMER_USERS */
+
 /**
  * ktimer_active - is the timer queued?
  * @timer: the timer

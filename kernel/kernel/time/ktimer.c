@@ -41,6 +41,7 @@
 #include <linux/restart_block.h>
 #include <linux/sched/signal.h>
 #include <linux/spinlock.h>
+#include <linux/thread_info.h>
 #include <linux/timekeeping.h>
 #include <kunit/visibility.h>
 
@@ -1196,10 +1197,10 @@ long ktimer_nanosleep(struct ktimer_clock *clock, const struct timespec64 *rqtp,
 	if (mode == KTIMER_ABS)
 		return -ERESTARTNOHAND;
 
-	restart->fn = ktimer_nanosleep_restart;
 	restart->nanosleep.clockid = clock->clockid;
 	restart->nanosleep.expires = expires;
-	return ret;
+	/* also records the syscall's ABI, so a compat task restarts as one */
+	return set_restart_fn(restart, ktimer_nanosleep_restart);
 }
 EXPORT_SYMBOL_GPL(ktimer_nanosleep);
 

@@ -158,6 +158,7 @@ static void ktimer_debugfs_listing_test(struct kunit *test)
 
 	KUNIT_EXPECT_LT(test, m.count, m.size);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, "resolution engine"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, "users: "));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, "clock monotonic"));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, "clock realtime"));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, "clock boottime"));
