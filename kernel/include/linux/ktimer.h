@@ -12,6 +12,7 @@
 #define _LINUX_KTIMER_H
 
 #include <linux/bits.h>
+#include <linux/errno.h>
 #include <linux/ktime.h>
 #include <linux/rbtree.h>
 #include <linux/time64.h>
@@ -177,6 +178,13 @@ static inline bool ktimer_serves(clockid_t clockid)
 static inline unsigned long ktimer_user_calls_count(enum ktimer_user_kind kind)
 {
 	return 0;
+}
+
+/* Never called: ktimer_serves() is false */
+static inline long ktimer_user_nanosleep(ktime_t rqtp, bool abs,
+					 clockid_t clockid)
+{
+	return -EINVAL;
 }
 
 #endif /* CONFIG_KTIMER_USERS */
