@@ -2,9 +2,12 @@
 
 KUnit cases that count something (the fuzzer's operations and expiries, the
 stress case's lost and duplicated expiries) print one such diagnostic line per
-run or per parameter. Timing never decides pass or fail, but some figures are
-correctness counts: any non-zero `lost`, `duplicated` or `divergences` fails
-the run even if the case forgot to.
+run, or per parameter of a parameterized case. ktap.py keeps each line in the
+log of the case or parameter that printed it, and results.json stores the
+values under that test as "figures": [{key: value, ...}], one dict per line.
+Timing never decides pass or fail, but some figures are correctness counts:
+any non-zero `lost`, `duplicated` or `divergences` fails the run even if the
+case forgot to.
 """
 
 import re
@@ -21,31 +24,39 @@ def value(text):
         return text
 
 
-def parse(lines):
-    """[(test, {key: value})] in log order; numbers become ints."""
-    found = []
-    for line in lines:
-        match = FIGURES_RE.search(line)
-        if match:
-            pairs = {m.group("key"): value(m.group("value")) for m in PAIR_RE.finditer(match.group("pairs"))}
-            if pairs:
-                found.append((match.group("test"), pairs))
-    return found
+def parse_line(text):
+    """{key: value} of a figures line (numbers become ints); None for any other line."""
+    match = FIGURES_RE.search(text)
+    if not match:
+        return None
+    return {m.group("key"): value(m.group("value")) for m in PAIR_RE.finditer(match.group("pairs"))} or None
 
 
-def parse_file(path):
-    try:
-        with open(path, errors="replace") as handle:
-            return parse(handle)
-    except OSError:
-        return []
+def from_log(log):
+    """The figures of one test's log [(line number, text)], in log order."""
+    return [found for found in (parse_line(text) for _, text in log) if found]
 
 
-def violations(figures):
+def in_results(suites):
+    """[(test, {key: value})] from results.json suites; test is suite.case, then [param] per level."""
+    out = []
+
+    def walk(node, label, depth):
+        out.extend((label, values) for values in node.get("figures", []))
+        for child in node.get("children") or []:
+            name = child.get("name", "")
+            walk(child, f"{label}.{name}" if depth == 0 else f"{label}[{name}]", depth + 1)
+
+    for suite in suites:
+        walk(suite, suite.get("name", ""), 0)
+    return out
+
+
+def violations(found):
     """'test: key=value' for every correctness count that is not zero."""
-    return [f"{test}: {key}={pairs[key]}" for test, pairs in figures
-            for key in MUST_BE_ZERO if pairs.get(key, 0) != 0]
+    return [f"{test}: {key}={values[key]}" for test, values in found
+            for key in MUST_BE_ZERO if values.get(key, 0) != 0]
 
 
-def format_line(label, test, pairs):
-    return f"{label}  {test}  " + " ".join(f"{key}={val}" for key, val in pairs.items())
+def format_line(label, test, values):
+    return f"{label}  {test}  " + " ".join(f"{key}={val}" for key, val in values.items())

@@ -15,6 +15,8 @@ for live progress.
 import re
 from dataclasses import dataclass, field
 
+import figures
+
 PASS, FAIL, SKIP, ERROR, MISS = "PASS", "FAIL", "SKIP", "ERROR", "MISS"
 STATUSES = (PASS, FAIL, SKIP, ERROR, MISS)
 
@@ -68,6 +70,9 @@ class Node:
             data["duration_s"] = self.duration
         if self.errors:
             data["errors"] = list(self.errors)
+        found = figures.from_log(self.log)
+        if found:
+            data["figures"] = found
         data["log"] = [[number, text] for number, text in self.log]
         if self.children:
             data["children"] = [child.to_dict() for child in self.children]
@@ -267,7 +272,10 @@ class Parser:
             return
         top = self.stack[-1]
         entry = (self.lineno, text)
-        if self._fresh(top):
+        # A fresh node's header region holds its attributes ("# module: x"), printed at its children's
+        # indentation. KUnit 6.12 prints every diagnostic 4 spaces deep, so a shallower line after a
+        # parameterized case's header is its first parameter's output, not the case's header.
+        if self._fresh(top) and self._level(text[:len(text) - len(text.lstrip())]) >= top.child_level:
             top.node.log.append(entry)        # header region: attributes such as "# module: x"
         elif top.node is self.root and self._root_finished():
             self.run.log.append(entry)        # after the last suite: shutdown messages

@@ -113,10 +113,11 @@ def cmd_summary(args):
     except ToolError as error:
         # Still print the table and the closing line (CI reads it); the broken matrix counts as failed.
         configurations, errors = [], [str(error)]
-    runs = [(arch, configuration.name) for arch in args.arches for configuration in configurations
-            if configuration.runs_on(arch)]
-    _, code = summary.summarize(runs, results_dir=Path(args.results_dir),
-                                tools_tests=args.tools_tests, style=args.style, errors=errors)
+    pairs = [(arch, configuration) for arch in args.arches for configuration in configurations]
+    runs = [(arch, configuration.name) for arch, configuration in pairs if configuration.runs_on(arch)]
+    skipped = [configuration.results_name(arch) for arch, configuration in pairs if not configuration.runs_on(arch)]
+    _, code = summary.summarize(runs, results_dir=Path(args.results_dir), tools_tests=args.tools_tests,
+                                style=args.style, errors=errors, skipped=skipped)
     return code
 
 

@@ -170,7 +170,7 @@ def print_figures(run_figures):
     lines = [figures.format_line(label, test, pairs) for label, found in run_figures for test, pairs in found]
     if not lines:
         return
-    print("\nfigures (counts printed by the tests; see docs/running.md#figures):")
+    print("\nfigures (counted by the tests; see docs/running.md#figures):")
     for line in lines:
         print(f"  {line}")
     for label, found in run_figures:
@@ -178,11 +178,12 @@ def print_figures(run_figures):
             print(f"error: [{label}] {violation}: expiries were lost, duplicated or diverged from the model")
 
 
-def summarize(runs, results_dir=RESULTS_DIR, tools_tests=None, style=None, errors=()):
+def summarize(runs, results_dir=RESULTS_DIR, tools_tests=None, style=None, errors=(), skipped=()):
     """Print everything; return (Totals, exit code).
 
     runs: (arch, configuration name) pairs, one row each, in the order `make test` ran
-    them; errors are setup problems (a broken matrix file) that each count as one failure."""
+    them; errors are setup problems (a broken matrix file) that each count as one failure;
+    skipped: '<arch>-<config>' labels the matrix leaves out for that arch, named in one note."""
     totals = Totals()
     rows, documents, extra = [], [], []
     run_figures = []
@@ -194,7 +195,7 @@ def summarize(runs, results_dir=RESULTS_DIR, tools_tests=None, style=None, error
         totals.passed += row.passed
         totals.skipped += row.skipped
         totals.failed += row.failed + row.missed + run_failures(row)
-        found = figures.parse_file(Path(results_dir) / f"{arch}-{config}" / "console.log") if document else []
+        found = figures.in_results((document or {}).get("suites", []))
         run_figures.append((f"{arch}-{config}", found))
         totals.failed += len(figures.violations(found))
     for _ in errors:
@@ -227,11 +228,13 @@ def summarize(runs, results_dir=RESULTS_DIR, tools_tests=None, style=None, error
 
     print("\n=== ktimers test summary ===")
     print_table(rows, extra)
+    if skipped:
+        print(f"not run, by their `arches` in kunit_configs/matrix: {' '.join(skipped)}")
+    print_figures(run_figures)
     for row, document in documents:
         print_details(row.arch, row.config, document)
         if document is None:
             print(f"[{row.arch}-{row.config}] {row.problems[0]}")
-    print_figures(run_figures)
     for error in errors:
         print(f"error: {error}")
     if style:

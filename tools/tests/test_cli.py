@@ -9,6 +9,9 @@ import kunit_run
 MATRIX = MATRIX_TEXT + """\
 [lockdep]
 description = not in make test
+[armonly]
+description = a configuration only some arches have (as kasan)
+arches = arm x86_64
 """
 
 
@@ -65,7 +68,7 @@ class CliTest(TempDirTestCase):
         code, out, _ = quiet(ktimers.main, ["matrix", "--matrix", str(self.matrix)])
         self.assertEqual(code, 0)
         lines = out.splitlines()
-        self.assertEqual([line.split()[0] for line in lines[1:]], ["default", "lowres", "up", "lockdep"])
+        self.assertEqual([line.split()[0] for line in lines[1:]], ["default", "lowres", "up", "lockdep", "armonly"])
         self.assertRegex(lines[2], r"^lowres\s+yes\s+all\s+<arch>-default\s+2\s+-\s+ktimer.highres=0")
         self.assertRegex(lines[4], r"^lockdep\s+no\s+")
 
@@ -115,6 +118,25 @@ class CliTest(TempDirTestCase):
         code, calls, _, _ = self.run_kunit("i386", statuses={"i386-default": "BUILD_ERROR"})
         self.assertEqual(code, 1)
         self.assertEqual(calls[1], ("i386", "lowres", "i386-default", False))
+
+    def test_kunit_skips_a_configuration_on_arches_it_does_not_list(self):
+        code, calls, out, _ = self.run_kunit("--config", "default", "--config", "armonly", "i386", "arm")
+        self.assertEqual(code, 0)
+        self.assertEqual([(arch, config) for arch, config, _, _ in calls],
+                         [("i386", "default"), ("arm", "default"), ("arm", "armonly")])
+        self.assertIn("[kunit] [i386] plan: default (builds i386-default), armonly (not on i386: "
+                      "arches = arm x86_64)", out)
+
+    def test_summary_leaves_skipped_runs_out_of_the_table_and_the_count(self):
+        for label in ("i386-default", "arm-default", "arm-armonly"):
+            write(self.results / label / "results.json", json.dumps(doc(3)))
+        code, out, _ = self.summary("--config", "default", "--config", "armonly", "i386", "arm")
+        self.assertEqual(code, 0)
+        rows = [line.split()[:3] for line in out.splitlines() if line.startswith(("i386 ", "arm "))]
+        self.assertEqual(rows, [["i386", "default", "PASS"], ["arm", "default", "PASS"],
+                                ["arm", "armonly", "PASS"]])
+        self.assertIn("not run, by their `arches` in kunit_configs/matrix: i386-armonly", out)
+        self.assertEqual(out.splitlines()[-1], "9 passed, 0 failed")
 
     def test_kunit_unknown_configuration_runs_nothing(self):
         code, calls, _, err = self.run_kunit("--config", "lowers", "i386")

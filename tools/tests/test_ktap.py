@@ -43,6 +43,28 @@ class ModernLogTest(unittest.TestCase):
         self.assertIn("ASSERTION FAILED", "\n".join(text for _, text in forward.children[2].log))
         self.assertIn("pass:2 fail:1", "\n".join(text for _, text in forward.log))
 
+    def test_first_parameter_keeps_its_diagnostics(self):
+        """KUnit 6.12 prints diagnostics 4 spaces deep, shallower than the parameters' results:
+        after the case's `# Subtest:` header they are the first parameter's, not the header's."""
+        run = parse_text("""KTAP version 1
+1..1
+    KTAP version 1
+    # Subtest: ktimer_fuzz
+    1..1
+        KTAP version 1
+        # Subtest: ktimer_fuzz_test
+    # ktimer_fuzz_test: EXPECTATION FAILED at kernel/time/ktimer_fuzz_test.c:609
+        not ok 1 seed 1
+        ok 2 seed 2
+    not ok 1 ktimer_fuzz_test
+not ok 1 ktimer_fuzz
+""")
+        case = run.suites[0].children[0]
+        first, second = case.children
+        self.assertEqual([text for _, text in first.log],
+                         ["    # ktimer_fuzz_test: EXPECTATION FAILED at kernel/time/ktimer_fuzz_test.c:609"])
+        self.assertEqual((case.log, second.log), ([], []))
+
     def test_diagnostics_belong_to_their_case_with_line_numbers(self):
         rel = self.parsed.suite("ktimer_modes").children[1]
         texts = [text for _, text in rel.log]

@@ -186,14 +186,35 @@ class MatrixSummaryTest(TempDirTestCase):
         self.assertEqual(out.rstrip("\n").splitlines()[-1], "7 passed, 2 failed")
 
     def test_figures_are_listed_and_lost_expiries_fail(self):
-        self.put("i386", "default", document(counts={"PASS": 3}))
-        write(self.tmp / "i386-default" / "console.log",
-              "    # ktimer_smp_stress_test: figures: cpus=2 ops=8000 lost=1 duplicated=0\n")
-        _, code, out = self.summarize(["i386"], configs=["default"])
+        stress = {"name": "ktimer_smp_stress_test", "status": "PASS", "log": [],
+                  "figures": [{"cpus": 2, "ops": 8000, "lost": 1, "duplicated": 0}]}
+        self.put("i386", "default", document(counts={"PASS": 3}, suites=[
+            {"name": "ktimer_smp", "status": "PASS", "log": [], "children": [stress]}]))
+        self.put("i386", "lowres", document(counts={"PASS": 3}))
+        _, code, out = self.summarize(["i386"], configs=["default", "lowres"])
         self.assertEqual(code, 1)
-        self.assertIn("i386-default  ktimer_smp_stress_test  cpus=2 ops=8000 lost=1 duplicated=0", out)
-        self.assertIn("error: [i386-default] ktimer_smp_stress_test: lost=1", out)
-        self.assertEqual(out.rstrip("\n").splitlines()[-1], "3 passed, 1 failed")
+        lines = out.splitlines()
+        block = lines.index("figures (counted by the tests; see docs/running.md#figures):")
+        self.assertEqual(lines[block + 1],
+                         "  i386-default  ktimer_smp.ktimer_smp_stress_test  cpus=2 ops=8000 lost=1 duplicated=0")
+        self.assertIn("error: [i386-default] ktimer_smp.ktimer_smp_stress_test: lost=1", out)
+        self.assertEqual(lines[-1], "6 passed, 1 failed")
+
+    def test_no_figures_no_block(self):
+        self.put("i386", "default", document(counts={"PASS": 3}))
+        _, code, out = self.summarize(["i386"], configs=["default"])
+        self.assertEqual(code, 0)
+        self.assertNotIn("figures", out)
+
+    def test_skipped_runs_are_one_note_not_failures(self):
+        self.put("arm", "kasan", document(counts={"PASS": 4}))
+        (totals, code), out, _ = quiet(summary.summarize, [("arm", "kasan")], results_dir=self.tmp,
+                                       skipped=["i386-kasan"])
+        self.assertEqual(code, 0)
+        self.assertEqual(self.table_rows(out), [["arm", "kasan", "PASS", "4"]])
+        self.assertIn("not run, by their `arches` in kunit_configs/matrix: i386-kasan", out)
+        self.assertNotIn("NO_RESULTS", out)
+        self.assertEqual(out.splitlines()[-1], "4 passed, 0 failed")
 
     def test_setup_errors_count_and_keep_the_closing_line_last(self):
         self.put("i386", "default", document(counts={"PASS": 3}))
