@@ -56,17 +56,26 @@ static void ktimer_users_clocks_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, ktimer_serves(-1));
 }
 
-/* A relative monotonic nanosleep goes through ktimers and sleeps long enough */
-static void ktimer_users_nanosleep_rel_test(struct kunit *test)
+/*
+ * A relative sleep on @clockid, read back with @now, lasts long enough and
+ * takes the ktimer path exactly when @via_ktimers.
+ */
+static void check_rel_sleep(struct kunit *test, clockid_t clockid,
+			    ktime_t (*now)(void), bool via_ktimers)
 {
 	unsigned long before = nanosleeps();
-	ktime_t start = ktime_get();
+	ktime_t start = now();
 
 	KUNIT_EXPECT_EQ(test, sleep_via_hrtimer_nanosleep(SLEEP_NS,
 							  HRTIMER_MODE_REL,
-							  CLOCK_MONOTONIC), 0);
-	KUNIT_EXPECT_GE(test, ktime_get() - start, SLEEP_NS);
-	KUNIT_EXPECT_EQ(test, nanosleeps(), before + ktimer_users_on());
+							  clockid), 0);
+	KUNIT_EXPECT_GE(test, now() - start, SLEEP_NS);
+	KUNIT_EXPECT_EQ(test, nanosleeps(), before + via_ktimers);
+}
+
+static void ktimer_users_nanosleep_rel_test(struct kunit *test)
+{
+	check_rel_sleep(test, CLOCK_MONOTONIC, ktime_get, ktimer_users_on());
 }
 
 /* An absolute realtime nanosleep ends at the requested wall-clock time */
@@ -85,14 +94,7 @@ static void ktimer_users_nanosleep_abs_real_test(struct kunit *test)
 /* Other clocks keep the hrtimer path */
 static void ktimer_users_boottime_stays_hrtimer_test(struct kunit *test)
 {
-	unsigned long before = nanosleeps();
-	ktime_t start = ktime_get_boottime();
-
-	KUNIT_EXPECT_EQ(test, sleep_via_hrtimer_nanosleep(SLEEP_NS,
-							  HRTIMER_MODE_REL,
-							  CLOCK_BOOTTIME), 0);
-	KUNIT_EXPECT_GE(test, ktime_get_boottime() - start, SLEEP_NS);
-	KUNIT_EXPECT_EQ(test, nanosleeps(), before);
+	check_rel_sleep(test, CLOCK_BOOTTIME, ktime_get_boottime, false);
 }
 
 static struct kunit_case ktimer_users_cases[] = {
