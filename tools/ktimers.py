@@ -146,8 +146,8 @@ def cmd_style(args):
 
 
 def cmd_tools_test(args):
-    import selftest
-    counts = selftest.run_tests(args.record, verbosity=1 if args.quiet else 2)
+    import tools_tests
+    counts = tools_tests.run_tests(args.record, verbosity=1 if args.quiet else 2)
     return 1 if counts["failed"] or counts["errors"] else 0
 
 
