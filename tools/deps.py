@@ -16,10 +16,11 @@ COMMON_PACKAGES = (
 
 
 def required_packages(arch_names):
-    """Common packages plus each arch's own, in a stable order without duplicates."""
+    """Common packages plus each arch's own (kernel and guest selftests), in a stable order without duplicates."""
     packages = list(COMMON_PACKAGES)
     for name in arch_names:
-        for package in get_arch(name).packages:
+        arch = get_arch(name)
+        for package in arch.packages + arch.guest_packages:
             if package not in packages:
                 packages.append(package)
     return packages

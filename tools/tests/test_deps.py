@@ -43,6 +43,12 @@ class RequiredPackagesTest(unittest.TestCase):
         self.assertIn("gcc-arm-linux-gnueabihf", both)
         self.assertEqual(len(both), len(set(both)))
 
+    def test_guest_selftest_toolchains_are_included(self):
+        both = deps.required_packages(["i386", "arm"])
+        for package in ("gcc-i686-linux-gnu", "libc6-dev-i386-cross", "libc6-dev-armhf-cross"):
+            self.assertIn(package, both)
+        self.assertEqual(both.count("gcc-arm-linux-gnueabihf"), 1)
+
     def test_unknown_arch(self):
         with self.assertRaises(ToolError) as ctx:
             deps.required_packages(["sparc"])
@@ -65,11 +71,12 @@ class EnsureTest(unittest.TestCase):
     def test_root_installs_missing_after_update(self):
         apt = FakeApt(set(deps.required_packages(["i386"])))
         installed, out, _ = quiet(deps.ensure, ["i386", "arm"], runner=apt, root=True)
-        self.assertEqual(sorted(installed), ["gcc-arm-linux-gnueabihf", "qemu-system-arm"])
+        arm_only = ["gcc-arm-linux-gnueabihf", "libc6-dev-armhf-cross", "qemu-system-arm"]
+        self.assertEqual(sorted(installed), arm_only)
         commands = [c[0] for c in apt.calls]
         self.assertEqual(commands[1], ["apt-get", "update"])
         self.assertEqual(commands[2][:4], ["apt-get", "install", "-y", "--no-install-recommends"])
-        self.assertEqual(sorted(commands[2][4:]), ["gcc-arm-linux-gnueabihf", "qemu-system-arm"])
+        self.assertEqual(sorted(commands[2][4:]), arm_only)
         self.assertEqual(apt.calls[2][1]["env"]["DEBIAN_FRONTEND"], "noninteractive")
 
     def test_not_root_says_what_to_install(self):
