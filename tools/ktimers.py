@@ -10,6 +10,7 @@
     ktimers.py matrix                  list the test configurations (kunit_configs/matrix)
     ktimers.py style                   checkpatch + kernel-doc on kernel/
     ktimers.py tools-test              the tools' own unit tests
+    ktimers.py selftest ARCH...        the kernel's timer selftests in the guest, ktimer path on and off
 """
 
 import argparse
@@ -20,7 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from arches import ARCHES, DEFAULT_ARCHES, get_arch  # noqa: E402
 from common import DEFAULT_TREE, PIN_FILE, RESULTS_DIR, ToolError, progress, rel  # noqa: E402
+from known_failures import KNOWN_FILE as KNOWN_FAILURES  # noqa: E402
 from matrix import MATRIX_FILE  # noqa: E402
+from selftest_plan import PLAN_FILE as SELFTEST_PLAN  # noqa: E402
 
 
 def cmd_deps(args):
@@ -62,6 +65,22 @@ def selected_configurations(args):
     return matrix.load(Path(args.matrix)).select(args.config)
 
 
+def keep_going(label, failed, run):
+    """run() -> a results document; a failed run or a ToolError adds label to failed.
+
+    One run's setup problem must not hide the other runs' results: the error is
+    printed and the loop goes on. Returns the document, or None after a ToolError."""
+    try:
+        document = run()
+    except ToolError as error:
+        print(f"error: [{label}] {error}", file=sys.stderr, flush=True)
+        failed.append(label)
+        return None
+    if document["status"] != "PASS":
+        failed.append(label)
+    return document
+
+
 def cmd_kunit(args):
     import kunit_run
     failed = []
@@ -88,19 +107,28 @@ def cmd_kunit(args):
                 continue
             label = configuration.results_name(arch)
             build_dir = configuration.build_dir_name(arch)
-            try:
-                document = kunit_run.run_suites(Path(args.tree), arch, config=configuration, timeout=args.timeout,
-                                                jobs=args.jobs, use_ccache=not args.no_ccache,
-                                                expect=args.expect_suites, boot_only=build_dir in built,
-                                                results_root=Path(args.results_dir))
-                if document.get("built"):
-                    built.add(build_dir)
-                if document["status"] != "PASS":
-                    failed.append(label)
-            except ToolError as error:
-                # One run's setup problem must not hide the other runs' results.
-                print(f"error: [{label}] {error}", file=sys.stderr, flush=True)
-                failed.append(label)
+            document = keep_going(label, failed, lambda: kunit_run.run_suites(
+                Path(args.tree), arch, config=configuration, timeout=args.timeout, jobs=args.jobs,
+                use_ccache=not args.no_ccache, expect=args.expect_suites, boot_only=build_dir in built,
+                results_root=Path(args.results_dir)))
+            if document and document.get("built"):
+                built.add(build_dir)
+    if failed:
+        return 1
+
+
+def cmd_selftest(args):
+    import guest_selftests
+    import known_failures
+    import selftest_plan
+    for arch in args.arches:
+        get_arch(arch)
+    plan = selftest_plan.load(Path(args.plan))
+    known = known_failures.load(Path(args.known))
+    failed = []
+    for arch in args.arches:
+        keep_going(f"{arch}-{guest_selftests.RESULTS_NAME}", failed, lambda: guest_selftests.run_arch(
+            Path(args.tree), arch, plan, known, timeout=args.timeout, results_root=Path(args.results_dir)))
     if failed:
         return 1
 
@@ -115,6 +143,9 @@ def cmd_summary(args):
         configurations, errors = [], [str(error)]
     pairs = [(arch, configuration) for arch in args.arches for configuration in configurations]
     runs = [(arch, configuration.name) for arch, configuration in pairs if configuration.runs_on(arch)]
+    if args.selftests:
+        import guest_selftests
+        runs += [(arch, guest_selftests.RESULTS_NAME) for arch in args.arches]
     skipped = [configuration.results_name(arch) for arch, configuration in pairs if not configuration.runs_on(arch)]
     _, code = summary.summarize(runs, results_dir=Path(args.results_dir), tools_tests=args.tools_tests,
                                 style=args.style, errors=errors, skipped=skipped)
@@ -200,6 +231,17 @@ def build_parser():
     command.add_argument("--results-dir", default=str(RESULTS_DIR))
     command.add_argument("--tools-tests", help="counts file written by `tools-test --record`")
     command.add_argument("--style", help="result file written by `style --record`")
+    command.add_argument("--selftests", action="store_true",
+                         help="add one row per arch for the guest selftests (`make selftest`) and their reports")
+
+    command = add("selftest", cmd_selftest, "the kernel's timer selftests in the guest, ktimer path on and off",
+                  tree=True)
+    command.add_argument("arches", nargs="*", default=list(DEFAULT_ARCHES), help=arch_help)
+    command.add_argument("--results-dir", default=str(RESULTS_DIR), help=argparse.SUPPRESS)
+    command.add_argument("--timeout", type=int, default=None,
+                         help="seconds per QEMU boot (default: the plan's timeouts plus a boot allowance)")
+    command.add_argument("--plan", default=str(SELFTEST_PLAN), help=argparse.SUPPRESS)
+    command.add_argument("--known", default=str(KNOWN_FAILURES), help=argparse.SUPPRESS)
 
     command = add("matrix", cmd_matrix, "list the test configurations of kunit_configs/matrix")
     command.add_argument("--matrix", default=str(MATRIX_FILE), help=argparse.SUPPRESS)

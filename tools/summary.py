@@ -17,6 +17,7 @@ from common import RESULTS_DIR, format_duration, rel
 import figures
 
 MAX_LOG_LINES = 25
+SELFTESTS = "selftests"     # the guest selftests' rows (guest_selftests.RESULTS_NAME), next to KUnit's
 BAD_CASE = ("FAIL", "ERROR", "MISS")
 
 
@@ -57,9 +58,9 @@ def load(path):
 
 def row_for(arch, config, document):
     if document is None:
+        command = f"make selftest ARCH={arch}" if config == SELFTESTS else f"make kunit ARCH={arch} CONFIG={config}"
         return Row(arch, config, "NO_RESULTS",
-                   problems=[f"no results: run `make kunit ARCH={arch} CONFIG={config}` "
-                             "(or it failed before writing results.json)"])
+                   problems=[f"no results: run `{command}` (or it failed before writing results.json)"])
     counts = document.get("counts", {})
     return Row(arch, config, document.get("status", "INFRA_ERROR"),
                cases=counts.get("total", 0), passed=counts.get("PASS", 0),
@@ -178,6 +179,15 @@ def print_figures(run_figures):
             print(f"error: [{label}] {violation}: expiries were lost, duplicated or diverged from the model")
 
 
+def print_selftest_reports(runs, results_dir):
+    """The two-column reports of the guest selftests (guest_report), as `make selftest` wrote them."""
+    for arch, config in runs:
+        report = Path(results_dir) / f"{arch}-{config}" / "report.txt"
+        if config == SELFTESTS and report.is_file():
+            print()
+            print(report.read_text().rstrip("\n"))
+
+
 def summarize(runs, results_dir=RESULTS_DIR, tools_tests=None, style=None, errors=(), skipped=()):
     """Print everything; return (Totals, exit code).
 
@@ -231,6 +241,7 @@ def summarize(runs, results_dir=RESULTS_DIR, tools_tests=None, style=None, error
     if skipped:
         print(f"not run, by their `arches` in kunit_configs/matrix: {' '.join(skipped)}")
     print_figures(run_figures)
+    print_selftest_reports(runs, results_dir)
     for row, document in documents:
         print_details(row.arch, row.config, document)
         if document is None:

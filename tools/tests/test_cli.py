@@ -5,6 +5,7 @@ from helpers import MATRIX_TEXT, TempDirTestCase, quiet, write
 
 import ktimers
 import kunit_run
+from common import ToolError
 
 MATRIX = MATRIX_TEXT + """\
 [lockdep]
@@ -162,3 +163,36 @@ class CliTest(TempDirTestCase):
         self.assertEqual(code, 1)
         for label in ("i386-default", "i386-lowres", "i386-up", "arm-default", "arm-lowres", "arm-up"):
             self.assertIn(f"[{label}]", err)
+
+
+class SelftestCliTest(CliTest):
+    def test_summary_adds_the_selftest_rows_and_their_reports(self):
+        write(self.results / "i386-default" / "results.json", json.dumps(doc(10)))
+        write(self.results / "i386-selftests" / "results.json", json.dumps(doc(24)))
+        write(self.results / "i386-selftests" / "report.txt", "timer selftests in the guest, i386: ...\n")
+        code, out, _ = self.summary("--config", "default", "--selftests", "i386")
+        self.assertEqual(code, 0)
+        self.assertIn("timer selftests in the guest, i386", out)
+        self.assertRegex(out, r"\ni386\s+selftests\s+PASS\s+24")
+        self.assertEqual(out.splitlines()[-1], "34 passed, 0 failed")
+
+    def test_missing_selftest_results_fail_and_say_how_to_get_them(self):
+        write(self.results / "i386-default" / "results.json", json.dumps(doc(10)))
+        code, out, _ = self.summary("--config", "default", "--selftests", "i386")
+        self.assertEqual(code, 1)
+        self.assertIn("make selftest ARCH=i386", out)
+        self.assertEqual(out.splitlines()[-1], "10 passed, 1 failed")
+
+    def test_selftest_keeps_going_per_arch(self):
+        import guest_selftests
+
+        def fake_run_arch(tree, arch, plan, known, **kwargs):
+            if arch == "i386":
+                raise ToolError("no kernel image", "run make kunit")
+            return {"status": "PASS"}
+
+        with mock.patch.object(guest_selftests, "run_arch", side_effect=fake_run_arch) as run_arch:
+            code, _, err = quiet(ktimers.main, ["selftest", "--results-dir", str(self.results), "i386", "arm"])
+        self.assertEqual(code, 1)
+        self.assertEqual([call.args[1] for call in run_arch.call_args_list], ["i386", "arm"])
+        self.assertIn("[i386-selftests] no kernel image", err)
