@@ -18,19 +18,27 @@ endif
 TREE    ?= build/linux
 TIMEOUT ?= 1200
 FORCE   ?=
+# FULL=1: `make selftest` also runs the slow selftests (`run = full` in selftests/plan)
+FULL    ?=
 RESULTS := build/results
 
 KTIMERS     := $(PYTHON) tools/ktimers.py
 FORCE_FLAG  := $(if $(filter 1 yes true,$(FORCE)),--force)
+FULL_FLAG   := $(if $(filter 1 yes true,$(FULL)),--full)
 CONFIG_FLAGS := $(foreach c,$(CONFIGS),--config $(c))
 KUNIT_FLAGS := --tree $(TREE) $(CONFIG_FLAGS) --timeout $(TIMEOUT)
 TOOLS_COUNTS := $(RESULTS)/tools-tests.json
 STYLE_RESULT := $(RESULTS)/style.json
 
+# The guest selftests boot the `default` KUnit image: `make test` runs them when it runs
+# that configuration (always, unless CONFIG=/CONFIGS= leave `default` out).
+RUN_SELFTESTS := $(if $(strip $(CONFIGS)),$(filter default,$(CONFIGS)),yes)
+SELFTEST_SUMMARY := $(if $(RUN_SELFTESTS),--selftests)
+
 # Kernel builds use every CPU already; never run two steps at once.
 .NOTPARALLEL:
 .DEFAULT_GOAL := all
-.PHONY: all test check tools-test style deps pin tree apply kunit summary soak sanitizers clean distclean help
+.PHONY: all test selftest check tools-test style deps pin tree apply kunit summary soak sanitizers clean distclean help
 
 ## all: deps + tree + apply + kunit per arch in ARCHES and configuration in CONFIGS + summary (default)
 all:
@@ -40,7 +48,7 @@ all:
 	@$(KTIMERS) kunit $(KUNIT_FLAGS) $(ARCHES) || true
 	@$(KTIMERS) summary $(CONFIG_FLAGS) $(ARCHES)
 
-## test: CI gate: tools tests + style + kunit per arch and configuration + summary (last line: N passed, N failed)
+## test: CI gate: tools tests + style + kunit per arch and configuration + guest selftests + summary (last line: N passed, N failed)
 # Test steps never stop the recipe: summary judges them all, so its closing line stays last.
 # `kunit` loops: for each arch, the configurations in matrix order (default builds,
 # lowres only boots default's build dir, up builds its own).
@@ -52,7 +60,19 @@ test:
 	@$(KTIMERS) style --tree $(TREE) --record $(STYLE_RESULT) || true
 	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
 	@$(KTIMERS) kunit $(KUNIT_FLAGS) $(ARCHES) || true
-	@$(KTIMERS) summary $(CONFIG_FLAGS) --tools-tests $(TOOLS_COUNTS) --style $(STYLE_RESULT) $(ARCHES)
+	$(if $(RUN_SELFTESTS),@$(KTIMERS) selftest --tree $(TREE) $(ARCHES) || true)
+	@$(KTIMERS) summary $(CONFIG_FLAGS) $(SELFTEST_SUMMARY) --tools-tests $(TOOLS_COUNTS) --style $(STYLE_RESULT) $(ARCHES)
+
+## selftest: the kernel's timer selftests in the guest, ktimer path on and off, per arch in ARCHES (builds `default` if needed)
+# kunit first: it rebuilds the `default` image if kernel/ changed (and runs its suites, seconds),
+# so the guest never boots a stale kernel.
+selftest:
+	@$(KTIMERS) deps $(ARCHES)
+	@$(KTIMERS) tree --tree $(TREE)
+	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
+	@$(KTIMERS) kunit --tree $(TREE) --config default --timeout $(TIMEOUT) $(ARCHES) || true
+	@$(KTIMERS) selftest --tree $(TREE) $(FULL_FLAG) $(ARCHES) || true
+	@$(KTIMERS) summary --config default --selftests $(ARCHES)
 
 ## check: tools tests + style, no kernel build or boot (fast)
 check: tools-test style
@@ -132,6 +152,7 @@ help:
 	@echo "  TIMEOUT=<s>      seconds allowed for the tests to run in QEMU (default 1200)"
 	@echo "  TREE=<dir>       kernel tree (default build/linux)"
 	@echo "  FORCE=1          let apply discard local modifications in the tree"
+	@echo "  FULL=1           make selftest: also the slow selftests (run = full in selftests/plan)"
 	@echo
 	@echo "Configurations (kunit_configs/matrix):"
 	@$(KTIMERS) matrix | sed 's/^/  /'

@@ -21,6 +21,7 @@ COUNTERS_RE = re.compile(r"^guest: counters (before|after) (.*)$")
 DONE = "guest: done"
 KTAP_RE = re.compile(r"^(ok|not ok) \d+ (.*?)(?: # (SKIP.*))?$")
 # What the latency tests print about themselves: shown for failures ("measured values").
+TOTALS_RE = re.compile(r"^# Totals: ")
 MEASURE_RE = re.compile(r"latency|FAIL|not ok|ERROR|error|expected|differ", re.IGNORECASE)
 
 
@@ -36,8 +37,8 @@ class TestRun:
     subtests: list = field(default_factory=list)    # (status, name) from KTAP lines
 
     def measured(self, limit=4):
-        """The output lines that say what went wrong (latencies, FAILED lines)."""
-        return [line for line in self.output if MEASURE_RE.search(line)][:limit]
+        """The output lines that say what went wrong (latencies, FAILED lines); not kselftest's totals."""
+        return [line for line in self.output if MEASURE_RE.search(line) and not TOTALS_RE.match(line)][:limit]
 
     def numbered_output(self):
         return list(zip(self.numbers, self.output))

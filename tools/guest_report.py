@@ -39,7 +39,7 @@ def report_lines(comparison, counters_raw, boots):
     lines = [f"timer selftests in the guest, {comparison.arch}: one kernel image booted twice "
              f"(ktimer path {format_duration(boots[ON])}, hrtimer path {format_duration(boots[OFF])})"]
     for index, line in enumerate(table):
-        lines.append("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(line[:3])) + "  " + line[3])
+        lines.append(("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(line[:3])) + "  " + line[3]).rstrip())
         if index == 0:
             lines.append("  ".join("-" * width for width in widths) + "  ----")
     lines.append(f"debugfs after the tests: ktimer path `{counters_text(counters_raw[ON])}`, "

@@ -123,7 +123,7 @@ def cmd_selftest(args):
     import selftest_plan
     for arch in args.arches:
         get_arch(arch)
-    plan = selftest_plan.load(Path(args.plan))
+    plan = selftest_plan.load(Path(args.plan), full=args.full)
     known = known_failures.load(Path(args.known))
     failed = []
     for arch in args.arches:
@@ -240,7 +240,9 @@ def build_parser():
     command.add_argument("--results-dir", default=str(RESULTS_DIR), help=argparse.SUPPRESS)
     command.add_argument("--timeout", type=int, default=None,
                          help="seconds per QEMU boot (default: the plan's timeouts plus a boot allowance)")
-    command.add_argument("--plan", default=str(SELFTEST_PLAN), help=argparse.SUPPRESS)
+    command.add_argument("--full", action="store_true",
+                         help="also the tests selftests/plan marks `run = full` (minutes more per boot)")
+    command.add_argument("--plan", default=str(SELFTEST_PLAN), help="the plan file (default selftests/plan)")
     command.add_argument("--known", default=str(KNOWN_FAILURES), help=argparse.SUPPRESS)
 
     command = add("matrix", cmd_matrix, "list the test configurations of kunit_configs/matrix")

@@ -15,6 +15,7 @@ from common import REPO_ROOT, ToolError, rel
 
 PLAN_FILE = REPO_ROOT / "selftests" / "plan"
 KEYS = ("run", "group", "timeout", "args", "why")
+RUN_VALUES = ("yes", "full", "no")
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
 WORD_RE = re.compile(r"^[^\s|]+$")
 HINT = "see the comment at the top of selftests/plan and docs/running.md#timer-selftests-in-the-guest"
@@ -50,7 +51,8 @@ class Plan:
         return sum(longest.values())
 
 
-def load(path=PLAN_FILE):
+def load(path=PLAN_FILE, full=False):
+    """The plan; full=True also takes the tests marked `run = full` (too slow for every run)."""
     path = Path(path)
     where = rel(path)
     try:
@@ -77,15 +79,14 @@ def load(path=PLAN_FILE):
         for key in section:
             if key not in KEYS:
                 fail(f"unknown key `{key}` (known: {', '.join(KEYS)})")
-        try:
-            runs = section.getboolean("run", fallback=True)
-        except ValueError:
-            fail(f"run must be yes or no, not {section.get('run')!r}")
-        if not runs:
-            why = section.get("why", "").strip()
-            if not why:
-                fail("a test with `run = no` needs `why = <the reason>`: the report prints it")
-            left_out[name] = why
+        runs = section.get("run", "yes").strip()
+        if runs not in RUN_VALUES:
+            fail(f"run must be one of {', '.join(RUN_VALUES)}, not {runs!r}")
+        why = " ".join(section.get("why", "").split())
+        if runs != "yes" and not why:
+            fail(f"a test with `run = {runs}` needs `why = <the reason>`: the report prints it")
+        if runs == "no" or (runs == "full" and not full):
+            left_out[name] = why if runs == "no" else f"only in the full run (`make selftest FULL=1`): {why}"
             continue
         group = section.get("group", name).strip()
         if not WORD_RE.match(group):

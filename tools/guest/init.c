@@ -127,7 +127,8 @@ static void print_counters(const char *when)
 	int found = 0;
 
 	if (!file) {
-		say("guest: counters %s unavailable (%s: %s)", when, COUNTERS_FILE, strerror(errno));
+		say("guest: counters %s unavailable (%s: %s)", when, COUNTERS_FILE,
+		    strerror(errno));
 		return;
 	}
 	while (fgets(buf, sizeof(buf), file)) {
@@ -139,7 +140,8 @@ static void print_counters(const char *when)
 		break;
 	}
 	if (!found)
-		say("guest: counters %s unavailable (no \"users: \" line in %s)", when, COUNTERS_FILE);
+		say("guest: counters %s unavailable (no \"users: \" line in %s)", when,
+		    COUNTERS_FILE);
 	fclose(file);
 }
 

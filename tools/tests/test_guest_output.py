@@ -78,3 +78,12 @@ class CountersTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class MeasuredTest(unittest.TestCase):
+    def test_failed_lines_and_latencies_but_not_the_totals(self):
+        test = guest_output.TestRun("set-timer-lat", output=[
+            "Setting timers for every 1 seconds",
+            "CLOCK_REALTIME ABSTIME PERIODIC max latency:   52000000 ns : [FAILED]",
+            "# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0"])
+        self.assertEqual(test.measured(), ["CLOCK_REALTIME ABSTIME PERIODIC max latency:   52000000 ns : [FAILED]"])

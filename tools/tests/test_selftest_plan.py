@@ -24,6 +24,11 @@ timeout = 120
 [rtcpie]
 run = no
 why = no RTC in the guest
+
+[set-2038]
+run = full
+why = 4 minutes
+timeout = 400
 """
 
 
@@ -37,7 +42,13 @@ class PlanTest(TempDirTestCase):
         self.assertEqual(plan.tests[0].group, "posix_timers")   # default: alone
         self.assertEqual(plan.tests[2].group, "sleepers")
         self.assertEqual(plan.tests[3].args, ("-i", "2"))
-        self.assertEqual(plan.left_out, {"rtcpie": "no RTC in the guest"})
+        self.assertEqual(plan.left_out, {"rtcpie": "no RTC in the guest",
+                                         "set-2038": "only in the full run (`make selftest FULL=1`): 4 minutes"})
+
+    def test_the_full_run_adds_the_slow_tests(self):
+        plan = selftest_plan.load(write(self.tmp / "plan", PLAN), full=True)
+        self.assertEqual(plan.tests[-1].name, "set-2038")
+        self.assertEqual(list(plan.left_out), ["rtcpie"])
 
     def test_guest_plan_lines(self):
         lines = self.load(PLAN).guest_plan().splitlines()
@@ -54,7 +65,8 @@ class PlanTest(TempDirTestCase):
             "[a]\ntimeout = soon\n": "timeout",
             "[a]\ntimeout = 5\ncolour = red\n": "unknown key `colour`",
             "[a]\nrun = no\n": "why",
-            "[a]\nrun = maybe\n": "yes or no",
+            "[a]\nrun = maybe\n": "one of yes, full, no",
+            "[a]\nrun = full\ntimeout = 5\n": "why",
             "[a]\ngroup = g\ntimeout = 1\n[b]\ntimeout = 1\n[c]\ngroup = g\ntimeout = 1\n": "used again",
             "[a]\ntimeout = 1\nargs = x|y\n": "plain words",
             "[a]\nrun = no\nwhy = w\n": "no test to run",
