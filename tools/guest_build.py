@@ -7,6 +7,7 @@ initramfs.cpio). It takes seconds, so it is redone on every run.
 
 import shutil
 import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -106,8 +107,10 @@ def build(tree, arch_name, plan, out_root=GUEST_BUILD_DIR):
 
 def initramfs(out, selftests, names, plan_text):
     archive = cpio.Archive()
-    for directory in ("dev", "proc", "sys", "tmp", "bin", "selftests"):
+    for directory in ("dev", "etc", "proc", "sys", "tmp", "bin", "selftests"):
         archive.add_dir(directory)
+    # for a guest without an RTC driver, whose clock would start at 1970 (init.c: set_wall_clock)
+    archive.add_file("etc/host-time", f"{int(time.time())}\n".encode())
     # the kernel opens /dev/console for init's stdin/stdout/stderr before devtmpfs is mounted
     archive.add_char_device("dev/console", 5, 1)
     archive.add_file("init", (out / "init").read_bytes(), 0o755)

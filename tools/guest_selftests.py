@@ -42,11 +42,10 @@ def kernel_image(arch_name, params, kunit_build_root=KUNIT_BUILD_DIR):
 
 
 def echo(label):
-    """Progress from the guest's console: one line per test that begins or ends."""
+    """Progress from the guest's console: its /init's own lines (boot, each test's begin and end,
+    counters, warnings), not the tests' output."""
     def on_line(line):
-        if line.startswith(("guest: begin ", "guest: end ")):
-            progress("selftest", line[len("guest: "):], label)
-        elif line.startswith("guest: counters "):
+        if line.startswith("guest: ") and not guest_output.OUTPUT_RE.match(line):
             progress("selftest", line[len("guest: "):], label)
     return on_line
 

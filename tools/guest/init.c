@@ -4,7 +4,9 @@
  * /plan, print everything on the console between markers, power off.
  *
  * Console protocol (parsed by tools/guest_output.py):
- *   guest: boot <uname -r> <uname -m> cmdline <kernel command line>
+ *   guest: boot <uname -r> <uname -m>
+ *   guest: cmdline <kernel command line>
+ *   guest: wall clock set to <s> (only when the kernel started at the epoch)
  *   guest: counters before <the "users: " line of /sys/kernel/debug/ktimers>
  *   guest: begin <test> <args...>
  *   guest: <test>| <one line of the test's stdout+stderr>
@@ -40,6 +42,8 @@
 #define TEST_DIR	"/selftests"
 #define OUTPUT_DIR	"/tmp/output"
 #define COUNTERS_FILE	"/sys/kernel/debug/ktimers"
+#define HOST_TIME_FILE	"/etc/host-time"
+#define YEAR_2000	946684800L
 #define MAX_TESTS	64
 #define MAX_ARGS	16
 #define LINE_MAX_LEN	1024
@@ -101,6 +105,38 @@ static void mount_filesystems(void)
 	mount_one("tmpfs", "/tmp", "tmpfs");
 	mount_one("mqueue", "/dev/mqueue", "mqueue");
 	mkdir(OUTPUT_DIR, 0755);
+}
+
+/*
+ * A guest without an RTC driver (ARM's virt machine here) starts at the
+ * epoch, where CLOCK_REALTIME hardly differs from CLOCK_MONOTONIC and the
+ * kernel refuses to step it back by a second (valid-adjtimex fails for that
+ * alone). A real system has its wall clock set: use the host's time from
+ * when the initramfs was made.
+ */
+static void set_wall_clock(void)
+{
+	struct timespec now;
+	FILE *file;
+	long long host = 0;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (now.tv_sec >= YEAR_2000)
+		return;
+	file = fopen(HOST_TIME_FILE, "r");
+	if (!file || fscanf(file, "%lld", &host) != 1 || host < YEAR_2000) {
+		say("guest: warning: the wall clock is at the epoch and %s has no time",
+		    HOST_TIME_FILE);
+	} else {
+		now.tv_sec = host;
+		now.tv_nsec = 0;
+		if (clock_settime(CLOCK_REALTIME, &now))
+			say("guest: warning: setting the wall clock: %s", strerror(errno));
+		else
+			say("guest: wall clock set to %lld (the host's time at packing)", host);
+	}
+	if (file)
+		fclose(file);
 }
 
 static void print_file_line(const char *path, const char *label)
@@ -300,6 +336,7 @@ int main(void)
 	uname(&uts);
 	say("guest: boot %s %s", uts.release, uts.machine);
 	print_file_line("/proc/cmdline", "cmdline");
+	set_wall_clock();
 	print_counters("before");
 	if (read_plan() == 0) {
 		for (first = 0; first < test_count; first = last) {

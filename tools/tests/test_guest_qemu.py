@@ -100,3 +100,20 @@ class BuildTest(TempDirTestCase):
                "(.text+0x2e0): multiple definition of `clock_adjtime'; /out/valid-adjtimex.o: first defined\n")
         self.assertIn("multiple definition", guest_build.build_reason(log, "valid-adjtimex"))
         self.assertIn("build.log", guest_build.build_reason("", "adjtick"))
+
+
+class InitramfsTest(TempDirTestCase):
+    def test_contents(self):
+        from test_cpio import read_newc
+        write(self.tmp / "init", "INIT")
+        write(self.tmp / "sh", "SH")
+        write(self.tmp / "selftests" / "nanosleep", "NANOSLEEP")
+        data = guest_build.initramfs(self.tmp, self.tmp / "selftests", ["nanosleep"], "g 10 nanosleep\n")
+        entries = {name: (mode, body, rdev) for name, mode, body, rdev in read_newc(data)}
+        self.assertEqual(entries["dev/console"][2], (5, 1))
+        self.assertEqual(entries["init"][1], b"INIT")
+        self.assertEqual(entries["init"][0] & 0o777, 0o755)
+        self.assertEqual(entries["bin/sh"][1], b"SH")
+        self.assertEqual(entries["selftests/nanosleep"][1], b"NANOSLEEP")
+        self.assertEqual(entries["plan"][1], b"g 10 nanosleep\n")
+        self.assertGreater(int(entries["etc/host-time"][1]), 946684800)   # after 2000: see init.c
