@@ -25,6 +25,11 @@ KERNEL_BUILD = "default"            # the KUnit build whose image the guest boot
 NEEDED_OPTIONS = ("CONFIG_BLK_DEV_INITRD=y", "CONFIG_DEVTMPFS=y", "CONFIG_TMPFS=y", "CONFIG_POSIX_MQUEUE=y")
 
 
+def supported(arch_name):
+    """Whether tools/arches.py knows how to build the arch's user space (i386 and arm today)."""
+    return bool(get_arch(arch_name).user_cross_compile)
+
+
 def kernel_image(arch_name, params, kunit_build_root=KUNIT_BUILD_DIR):
     build_dir = Path(kunit_build_root) / f"{arch_name}-{KERNEL_BUILD}"
     image = build_dir / params.kernel_path

@@ -127,6 +127,9 @@ def cmd_selftest(args):
     known = known_failures.load(Path(args.known))
     failed = []
     for arch in args.arches:
+        if not guest_selftests.supported(arch):
+            progress("selftest", "not run: tools/arches.py names no user-space compiler for this arch", arch)
+            continue
         keep_going(f"{arch}-{guest_selftests.RESULTS_NAME}", failed, lambda: guest_selftests.run_arch(
             Path(args.tree), arch, plan, known, timeout=args.timeout, results_root=Path(args.results_dir)))
     if failed:
@@ -145,7 +148,7 @@ def cmd_summary(args):
     runs = [(arch, configuration.name) for arch, configuration in pairs if configuration.runs_on(arch)]
     if args.selftests:
         import guest_selftests
-        runs += [(arch, guest_selftests.RESULTS_NAME) for arch in args.arches]
+        runs += [(arch, guest_selftests.RESULTS_NAME) for arch in args.arches if guest_selftests.supported(arch)]
     skipped = [configuration.results_name(arch) for arch, configuration in pairs if not configuration.runs_on(arch)]
     _, code = summary.summarize(runs, results_dir=Path(args.results_dir), tools_tests=args.tools_tests,
                                 style=args.style, errors=errors, skipped=skipped)

@@ -196,3 +196,15 @@ class SelftestCliTest(CliTest):
         self.assertEqual(code, 1)
         self.assertEqual([call.args[1] for call in run_arch.call_args_list], ["i386", "arm"])
         self.assertIn("[i386-selftests] no kernel image", err)
+
+    def test_selftests_skip_arches_without_a_user_space_compiler(self):
+        import guest_selftests
+        write(self.results / "x86_64-default" / "results.json", json.dumps(doc(10)))
+        with mock.patch.object(guest_selftests, "run_arch") as run_arch:
+            code, out, _ = quiet(ktimers.main, ["selftest", "--results-dir", str(self.results), "x86_64"])
+        self.assertEqual(code, 0)
+        run_arch.assert_not_called()
+        self.assertIn("not run", out)
+        code, out, _ = self.summary("--config", "default", "--selftests", "x86_64")
+        self.assertEqual(code, 0)
+        self.assertEqual(out.splitlines()[-1], "10 passed, 0 failed")
