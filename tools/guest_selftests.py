@@ -93,7 +93,7 @@ def run_arch(tree, arch_name, plan, known, timeout=None, results_root=RESULTS_DI
     document = guest_report.results_document(
         comparison, runs, boots, consoles, findings, plan.path, status, problems, time.time() - start)
     (result_dir / "results.json").write_text(json.dumps(document, indent=1) + "\n")
-    lines = guest_report.report_lines(comparison, {c: runs[c].counters_raw for c in (ON, OFF)}, boots)
+    lines = guest_report.report_lines(comparison, {c: runs[c].counters_raw for c in (ON, OFF)}, boots, problems)
     (result_dir / "report.txt").write_text("\n".join(lines) + "\n")
     counts = document["counts"]
     progress("selftest", f"{status}: {counts['PASS']} passed, {counts['FAIL'] + counts['ERROR']} failed, "

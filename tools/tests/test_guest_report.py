@@ -43,6 +43,11 @@ class ReportTest(TempDirTestCase):
         self.assertIn("`users: on, nanosleep 12`", lines[6])
         self.assertIn("set-tz [ktimer path] measured: Checking tz: [FAILED] expected: -900 got 0", lines[7])
 
+    def test_a_crashed_boot_is_in_the_report(self):
+        lines = guest_report.report_lines(self.comparison, {c: self.runs[c].counters_raw for c in (ON, OFF)},
+                                          self.boots, ["hrtimer column: QEMU failed (exit 1)"])
+        self.assertEqual(lines[-1], "error: hrtimer column: QEMU failed (exit 1)")
+
     def test_the_results_document_for_summary(self):
         consoles = {ON: Path("c-on.log"), OFF: Path("c-off.log")}
         document = guest_report.results_document(self.comparison, self.runs, self.boots, consoles, [], Path("plan"),
