@@ -12,7 +12,9 @@
 #define _LINUX_KTIMER_H
 
 #include <linux/bits.h>
+#include <linux/bug.h>
 #include <linux/errno.h>
+#include <linux/init.h>
 #include <linux/ktime.h>
 #include <linux/rbtree.h>
 #include <linux/time64.h>
@@ -123,6 +125,7 @@ int stop_ktimer(struct ktimer *timer);
 
 ktime_t get_remtime_ktimer(struct ktimer *timer, long fake);
 ktime_t get_expiry_ktimer(struct ktimer *timer, ktime_t *now);
+u64 forward_ktimer(struct ktimer *timer, ktime_t now, ktime_t period);
 ktime_t ktimer_convert_timespec(struct ktimer *timer,
 				const struct timespec64 *ts);
 int get_ktimer_mono_res(clockid_t which_clock, struct timespec64 *tp);
@@ -143,18 +146,27 @@ unsigned int ktimer_clock_pending(const struct ktimer_clock *clock);
 
 /* Called from the timer softirq */
 void ktimer_run_queues(void);
+/* Called from start_kernel() */
+void __init ktimers_init(void);
 
 #else /* !CONFIG_KTIMERS */
 
 static inline void ktimer_run_queues(void) { }
+static inline void ktimers_init(void) { }
 
 #endif /* CONFIG_KTIMERS */
 
 /* The user-space paths that CONFIG_KTIMER_USERS serves with ktimers */
 enum ktimer_user_kind {
 	KTIMER_USER_NANOSLEEP,
+	KTIMER_USER_ITIMER,
+	KTIMER_USER_POSIX_TIMER,
 	KTIMER_USER_KINDS
 };
+
+struct itimerspec64;
+struct signal_struct;
+struct task_struct;
 
 #ifdef CONFIG_KTIMER_USERS
 
@@ -162,6 +174,17 @@ bool ktimer_users_on(void);
 bool ktimer_serves(clockid_t clockid);
 unsigned long ktimer_user_calls_count(enum ktimer_user_kind kind);
 long ktimer_user_nanosleep(ktime_t rqtp, bool abs, clockid_t clockid);
+void ktimer_user_count(enum ktimer_user_kind kind);
+struct timespec64 ktimer_user_remaining(ktime_t rem, u32 granularity);
+s64 ktimer_overrun_add(s64 overrun, u64 periods);
+
+void ktimer_itimer_init(struct signal_struct *sig);
+void ktimer_itimer_exit(struct signal_struct *sig);
+struct timespec64 ktimer_itimer_remaining(struct signal_struct *sig);
+void ktimer_setitimer(struct task_struct *tsk,
+		      const struct itimerspec64 *value,
+		      struct itimerspec64 *ovalue);
+void ktimer_itimer_rearm(struct signal_struct *sig);
 
 #else /* !CONFIG_KTIMER_USERS */
 
@@ -187,6 +210,20 @@ static inline long ktimer_user_nanosleep(ktime_t rqtp, bool abs,
 	return -EINVAL;
 }
 
+static inline void ktimer_itimer_init(struct signal_struct *sig) { }
+static inline void ktimer_itimer_exit(struct signal_struct *sig) { }
+
+/* The three below are never called: ktimer_users_on() is false */
+static inline struct timespec64 ktimer_itimer_remaining(struct signal_struct *sig)
+{
+	return (struct timespec64){};
+}
+
+static inline void ktimer_setitimer(struct task_struct *tsk,
+				    const struct itimerspec64 *value,
+				    struct itimerspec64 *ovalue) { }
+static inline void ktimer_itimer_rearm(struct signal_struct *sig) { }
+
 #endif /* CONFIG_KTIMER_USERS */
 
 /**
@@ -201,6 +238,21 @@ static inline long ktimer_user_nanosleep(ktime_t rqtp, bool abs,
 static inline bool ktimer_active(const struct ktimer *timer)
 {
 	return timer && !RB_EMPTY_NODE(&timer->node);
+}
+
+/**
+ * ktimer_set_expires - set the expiry of a timer that is not pending
+ * @timer: an initialised timer that is not pending
+ * @expires: the expiry, on the timer's clock
+ *
+ * For a timer that keeps an expiry without being queued, as a POSIX timer
+ * with SIGEV_NONE does (hrtimer_set_expires() for hrtimers).  A pending
+ * timer must be changed with modify_ktimer() instead.
+ */
+static inline void ktimer_set_expires(struct ktimer *timer, ktime_t expires)
+{
+	if (!WARN_ON_ONCE(ktimer_active(timer)))
+		timer->expires = expires;
 }
 
 #endif /* _LINUX_KTIMER_H */

@@ -28,6 +28,7 @@
 #include <linux/cpuhotplug.h>
 #include <linux/export.h>
 #include <linux/hrtimer.h>
+#include <linux/init.h>
 #include <linux/interrupt.h>
 #include <linux/jiffies.h>
 #include <linux/ktimer.h>
@@ -95,13 +96,13 @@ static ktime_t ktimer_add_sat(ktime_t a, ktime_t b)
  * of the posting's loop: a tiny period cannot make this slow.  The unsigned
  * distance covers the whole ktime_t range, so nothing here can overflow.
  */
-static void ktimer_forward_past(struct ktimer *timer, ktime_t now,
-				ktime_t period)
+static u64 ktimer_forward_past(struct ktimer *timer, ktime_t now,
+			       ktime_t period)
 {
 	u64 delta, periods, step, room;
 
 	if (timer->expires > now)
-		return;
+		return 0;
 
 	delta = (u64)now - (u64)timer->expires;
 	periods = div64_u64(delta, (u64)period);
@@ -115,6 +116,7 @@ static void ktimer_forward_past(struct ktimer *timer, ktime_t now,
 		timer->expires = KTIME_MAX;
 	else
 		timer->expires = (ktime_t)((u64)timer->expires + step);
+	return periods;
 }
 
 static bool ktimer_less(struct rb_node *a, const struct rb_node *b)
@@ -557,6 +559,42 @@ ktime_t get_expiry_ktimer(struct ktimer *timer, ktime_t *now)
 	return expires;
 }
 EXPORT_SYMBOL_GPL(get_expiry_ktimer);
+
+/**
+ * forward_ktimer - move the expiry of a stopped timer past a time
+ * @timer: an initialised timer that is not pending
+ * @now: the time the expiry must end up after
+ * @period: the period to add, > 0
+ *
+ * Adds @period to ->expires as often as needed to make it later than @now
+ * and counts the additions in ->overrun, as %KTIMER_FORWARD does, but does
+ * not queue the timer.  This is what hrtimer_forward() is to hrtimers: a
+ * caller that re-arms a timer from a signal (POSIX timers) or reports a
+ * timer that is never queued (SIGEV_NONE) moves the expiry first.  One
+ * division, as for %KTIMER_FORWARD; the 2005 posting's 32-bit
+ * forward_posix_timer() looped forever on a period of 2^32 ns or more.
+ *
+ * Context: any context.
+ * Return: the number of periods added (0 if ->expires was later than @now
+ * already), saturated at U64_MAX; 0 with a warning for a pending timer or a
+ * @period <= 0, which are left alone.
+ */
+u64 forward_ktimer(struct ktimer *timer, ktime_t now, ktime_t period)
+{
+	struct ktimer_base *base;
+	unsigned long flags;
+	u64 periods = 0;
+
+	if (ktimer_check_timer(timer) || WARN_ON_ONCE(period <= 0))
+		return 0;
+
+	base = ktimer_lock_base(timer, &flags);
+	if (!WARN_ON_ONCE(ktimer_active(timer)))
+		periods = ktimer_forward_past(timer, now, period);
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	return periods;
+}
+EXPORT_SYMBOL_GPL(forward_ktimer);
 
 /**
  * ktimer_clock_resolution - resolution of timers on a clock
@@ -1309,7 +1347,17 @@ static void __init ktimer_init_bases(void)
 	}
 }
 
-static int __init ktimers_init(void)
+/**
+ * ktimers_init - set up the bases and register the built-in clocks
+ *
+ * Called by start_kernel() once interrupts are on and before the first
+ * fork, so that every process's ITIMER_REAL ktimer (CONFIG_KTIMER_USERS)
+ * finds CLOCK_MONOTONIC registered; an initcall would run after init and
+ * kthreadd are forked.
+ *
+ * Context: early boot, process context.
+ */
+void __init ktimers_init(void)
 {
 	int ret;
 
@@ -1317,13 +1365,17 @@ static int __init ktimers_init(void)
 	ret = ktimer_register_clock(&ktimer_clock_monotonic);
 	if (!ret)
 		ret = ktimer_register_clock(&ktimer_clock_realtime);
-	if (ret) {
+	if (ret)
 		pr_err("ktimers: cannot register the clock bases: %d\n", ret);
-		return ret;
-	}
+}
+
+/* CPU hotplug states can only be set up once the initcalls run */
+static int __init ktimers_hotplug_init(void)
+{
+	int ret;
 
 	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "ktimer:dead",
 					NULL, ktimer_cpu_dead);
 	return ret < 0 ? ret : 0;
 }
-early_initcall(ktimers_init);
+early_initcall(ktimers_hotplug_init);

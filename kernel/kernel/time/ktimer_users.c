@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ktimers serving user space (CONFIG_KTIMER_USERS)
+ * ktimers serving user space (CONFIG_KTIMER_USERS): the switch, the
+ * counters, nanosleep and the conversions the user paths share
  *
  * The 2005 posting converted nanosleep, POSIX timers and itimers to
  * ktimers.  Here the conversion is opt-in: with CONFIG_KTIMER_USERS the
@@ -15,15 +16,19 @@
 
 #include <linux/atomic.h>
 #include <linux/ktimer.h>
+#include <linux/limits.h>
+#include <linux/math64.h>
 #include <linux/moduleparam.h>
+#include <linux/overflow.h>
 #include <linux/time64.h>
+#include <kunit/visibility.h>
 
 #undef MODULE_PARAM_PREFIX
 #define MODULE_PARAM_PREFIX "ktimer."
 
 static bool ktimer_users_enabled = true;
 module_param_named(users, ktimer_users_enabled, bool, 0444);
-MODULE_PARM_DESC(users, "serve nanosleep on CLOCK_REALTIME and CLOCK_MONOTONIC with ktimers (default on)");
+MODULE_PARM_DESC(users, "serve nanosleep, itimers and POSIX timers on CLOCK_REALTIME and CLOCK_MONOTONIC with ktimers (default on)");
 
 static atomic_long_t ktimer_user_calls[KTIMER_USER_KINDS];
 
@@ -67,6 +72,70 @@ unsigned long ktimer_user_calls_count(enum ktimer_user_kind kind)
 EXPORT_SYMBOL_GPL(ktimer_user_calls_count);
 
 /**
+ * ktimer_user_count - count one use of a user path
+ * @kind: one of enum ktimer_user_kind
+ *
+ * Context: any context.
+ */
+void ktimer_user_count(enum ktimer_user_kind kind)
+{
+	if (!WARN_ON_ONCE(kind >= KTIMER_USER_KINDS))
+		atomic_long_inc(&ktimer_user_calls[kind]);
+}
+EXPORT_SYMBOL_GPL(ktimer_user_count);
+
+/**
+ * ktimer_user_remaining - the remaining time of a pending timer, for user space
+ * @rem: expiry minus now, in nanoseconds; <= 0 when the timer is due
+ * @granularity: the unit user space reads the time in (%NSEC_PER_USEC for
+ *		 getitimer(), whose struct timeval has microseconds), > 0
+ *
+ * Rounds @rem up to a multiple of @granularity, and a due timer up to one
+ * unit: a pending timer never reads as zero, which would mean disarmed.
+ * The seed's get_remtime_ktimer(timer, NSEC_PER_USEC) did the latter only,
+ * so a timer with less than a microsecond left showed as disarmed.
+ *
+ * Context: any context.
+ * Return: the time as a timespec64; KTIME_MAX (never rounded past it) for
+ * a timer that never expires.
+ */
+struct timespec64 ktimer_user_remaining(ktime_t rem, u32 granularity)
+{
+	u64 units;
+
+	if (WARN_ON_ONCE(!granularity))
+		granularity = 1;
+	if (rem <= 0)
+		return ns_to_timespec64(granularity);
+	units = div_u64((u64)rem + granularity - 1, granularity);
+	if (units > div_u64(KTIME_MAX, granularity))
+		return ns_to_timespec64(KTIME_MAX);
+	return ns_to_timespec64((s64)(units * granularity));
+}
+EXPORT_SYMBOL_IF_KUNIT(ktimer_user_remaining);
+
+/**
+ * ktimer_overrun_add - add forwarded periods to a POSIX timer's overrun
+ * @overrun: the s64 overrun count of a k_itimer (-1 when none is pending)
+ * @periods: periods a forward added, as forward_ktimer() returns them
+ *
+ * Saturates at S64_MAX instead of wrapping negative; the syscalls then
+ * clamp to INT_MAX.  The 2005 posting added through a long, which loses
+ * counts of 2^31 and more on 32-bit arches.
+ *
+ * Return: @overrun + @periods, at most S64_MAX.
+ */
+s64 ktimer_overrun_add(s64 overrun, u64 periods)
+{
+	s64 sum;
+
+	if (periods > S64_MAX || check_add_overflow(overrun, (s64)periods, &sum))
+		return S64_MAX;
+	return sum;
+}
+EXPORT_SYMBOL_IF_KUNIT(ktimer_overrun_add);
+
+/**
  * ktimer_user_nanosleep - hrtimer_nanosleep() served by ktimers
  * @rqtp: the time to sleep, or to sleep until
  * @abs: @rqtp is an absolute time (%HRTIMER_MODE_ABS), not a duration
@@ -81,11 +150,16 @@ EXPORT_SYMBOL_GPL(ktimer_user_calls_count);
  */
 long ktimer_user_nanosleep(ktime_t rqtp, bool abs, clockid_t clockid)
 {
-	struct ktimer_clock *clock = ktimer_clock_find(clockid);
+	struct ktimer_clock *clock;
 	struct timespec64 ts = ktime_to_timespec64(rqtp);
 
+	/*
+	 * POSIX: setting the clock does not move a relative CLOCK_REALTIME
+	 * sleep, so it runs on CLOCK_MONOTONIC, as hrtimers do it.
+	 */
+	clock = ktimer_clock_find(abs ? clockid : CLOCK_MONOTONIC);
 	if (WARN_ON_ONCE(!clock))
 		return -EINVAL;
-	atomic_long_inc(&ktimer_user_calls[KTIMER_USER_NANOSLEEP]);
+	ktimer_user_count(KTIMER_USER_NANOSLEEP);
 	return ktimer_nanosleep(clock, &ts, abs ? KTIMER_ABS : KTIMER_REL);
 }
