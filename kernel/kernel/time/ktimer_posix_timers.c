@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * POSIX timers on CLOCK_REALTIME and CLOCK_MONOTONIC served by ktimers
+ * (CONFIG_KTIMER_USERS)
+ *
+ * The k_clock timer operations of clock_realtime_ktimer and
+ * clock_monotonic_ktimer (posix-timers.c), which clockid_to_kclock() hands
+ * out while ktimer_serves() the clock.  The generic code (timer_settime(),
+ * timer_gettime(), timer_delete(), the signal re-arm) stays as it is; only
+ * what touched the hrtimer is replaced.  The 2005 posting converted
+ * posix-timers.c the same way, with the ktimer in k_itimer::it.
+ *
+ * Timers are armed by the syscalls under k_itimer::it_lock, and expire in
+ * the timer softirq, whose callback takes it_lock to queue the signal.
+ */
+
+#include <linux/ktimer.h>
+#include <linux/posix-timers.h>
+#include <linux/sched/signal.h>
+#include <kunit/visibility.h>
+
+#include "posix-timers.h"
+
+static struct ktimer *ktimer_of(struct k_itimer *timr)
+{
+	return &timr->it.kt.timer;
+}
+
+/* The expiry run's callback: queue the timer's signal */
+static void ktimer_posix_timer_fn(void *data)
+{
+	struct k_itimer *timr = data;
+	struct ktimer *timer = ktimer_of(timr);
+	unsigned long flags;
+	u64 periods;
+	ktime_t now;
+
+	spin_lock_irqsave(&timr->it_lock, flags);
+	/*
+	 * The signal was not queued (SIG_IGN), so no dequeue will re-arm an
+	 * interval timer; re-arm it here, no more often than once a jiffy,
+	 * as posix_timer_fn() does for hrtimers.
+	 */
+	if (posix_timer_queue_signal(timr) && timr->it_interval) {
+		get_expiry_ktimer(timer, &now);
+		if (timr->it_interval < TICK_NSEC)
+			now = ktime_add(now, TICK_NSEC);
+		periods = forward_ktimer(timer, now, timr->it_interval);
+		timr->it_overrun = ktimer_overrun_add(timr->it_overrun, periods);
+		start_ktimer(timer, NULL, KTIMER_RESTART | KTIMER_NOCHECK);
+		++timr->it_requeue_pending;
+		timr->it_active = 1;
+	}
+	spin_unlock_irqrestore(&timr->it_lock, flags);
+}
+
+/* (Re)bind the timer to @clockid's ktimer clock, unqueued */
+static void ktimer_posix_bind(struct k_itimer *timr, clockid_t clockid)
+{
+	struct ktimer *timer = ktimer_of(timr);
+
+	ktimer_init(timer, ktimer_clock_find(clockid));
+	timer->function = ktimer_posix_timer_fn;
+	timer->data = timr;
+}
+
+/**
+ * ktimer_posix_timer_create - k_clock::timer_create
+ * @timr: the new timer, with ->it_clock set
+ *
+ * Return: 0, or -EINVAL if ktimers does not have the clock.
+ */
+int ktimer_posix_timer_create(struct k_itimer *timr)
+{
+	if (WARN_ON_ONCE(!ktimer_clock_find(timr->it_clock)))
+		return -EINVAL;
+	ktimer_posix_bind(timr, timr->it_clock);
+	ktimer_user_count(KTIMER_USER_POSIX_TIMER);
+	return 0;
+}
+
+/**
+ * ktimer_posix_timer_arm - k_clock::timer_arm
+ * @timr: a timer that is not pending, ->it_lock held
+ * @expires: the expiry, absolute or relative to now
+ * @absolute: @expires is absolute (TIMER_ABSTIME)
+ * @sigev_none: SIGEV_NONE: keep the expiry, do not queue the timer
+ */
+void ktimer_posix_timer_arm(struct k_itimer *timr, ktime_t expires,
+			    bool absolute, bool sigev_none)
+{
+	struct ktimer *timer = ktimer_of(timr);
+	clockid_t clockid = timr->it_clock;
+	ktime_t now;
+
+	/*
+	 * POSIX: setting the clock does not move a relative CLOCK_REALTIME
+	 * timer, so it runs on CLOCK_MONOTONIC (common_hrtimer_arm() does the
+	 * same).  ->kclock follows, for the clock reads of the generic code;
+	 * ->it_clock stays, for the next timer_settime().
+	 */
+	if (clockid == CLOCK_REALTIME && !absolute)
+		clockid = CLOCK_MONOTONIC;
+	timr->kclock = clockid == CLOCK_REALTIME ? &clock_realtime_ktimer :
+						   &clock_monotonic_ktimer;
+	ktimer_posix_bind(timr, clockid);
+
+	if (!absolute) {
+		get_expiry_ktimer(timer, &now);
+		expires = ktime_add_safe(expires, now);
+	}
+	if (sigev_none)
+		ktimer_set_expires(timer, expires);
+	else
+		start_ktimer(timer, &expires, KTIMER_ABS | KTIMER_NOCHECK);
+}
+EXPORT_SYMBOL_IF_KUNIT(ktimer_posix_timer_arm);
+
+/**
+ * ktimer_posix_timer_forward - k_clock::timer_forward
+ * @timr: an interval timer that is not pending, ->it_lock held
+ * @now: the current time of its clock
+ *
+ * Return: the number of intervals the expiry moved to pass @now.
+ */
+s64 ktimer_posix_timer_forward(struct k_itimer *timr, ktime_t now)
+{
+	return ktimer_overrun_add(0, forward_ktimer(ktimer_of(timr), now,
+						    timr->it_interval));
+}
+EXPORT_SYMBOL_IF_KUNIT(ktimer_posix_timer_forward);
+
+/**
+ * ktimer_posix_timer_rearm - k_clock::timer_rearm, as the signal is dequeued
+ * @timr: an interval timer that is not pending, ->it_lock held
+ *
+ * Moves the expiry past now by whole intervals, counts them in
+ * ->it_overrun and queues the timer again.
+ */
+void ktimer_posix_timer_rearm(struct k_itimer *timr)
+{
+	struct ktimer *timer = ktimer_of(timr);
+	ktime_t now;
+
+	get_expiry_ktimer(timer, &now);
+	timr->it_overrun = ktimer_overrun_add(timr->it_overrun,
+					      ktimer_posix_timer_forward(timr, now));
+	start_ktimer(timer, NULL, KTIMER_RESTART | KTIMER_NOCHECK);
+}
+EXPORT_SYMBOL_IF_KUNIT(ktimer_posix_timer_rearm);
+
+/**
+ * ktimer_posix_timer_remaining - k_clock::timer_remaining
+ * @timr: the timer, ->it_lock held
+ * @now: the current time of its clock
+ *
+ * Return: expiry minus @now; <= 0 once due.
+ */
+ktime_t ktimer_posix_timer_remaining(struct k_itimer *timr, ktime_t now)
+{
+	return ktime_sub(get_expiry_ktimer(ktimer_of(timr), NULL), now);
+}
+EXPORT_SYMBOL_IF_KUNIT(ktimer_posix_timer_remaining);
+
+/**
+ * ktimer_posix_timer_try_to_cancel - k_clock::timer_try_to_cancel
+ * @timr: the timer, ->it_lock held
+ *
+ * Return: as try_to_stop_ktimer(): -1 while its callback runs elsewhere.
+ */
+int ktimer_posix_timer_try_to_cancel(struct k_itimer *timr)
+{
+	return try_to_stop_ktimer(ktimer_of(timr));
+}
+
+/**
+ * ktimer_posix_timer_wait_running - k_clock::timer_wait_running
+ * @timr: the timer, ->it_lock not held, inside an RCU read section
+ *
+ * Waits (spinning, never sleeping) for a callback running on another CPU.
+ * stop_ktimer() also removes a re-arm that callback made for an ignored
+ * signal; the caller is about to cancel the timer anyway.
+ */
+void ktimer_posix_timer_wait_running(struct k_itimer *timr)
+{
+	stop_ktimer(ktimer_of(timr));
+}
