@@ -173,6 +173,7 @@ struct task_struct;
 bool ktimer_users_on(void);
 bool ktimer_serves(clockid_t clockid);
 unsigned long ktimer_user_calls_count(enum ktimer_user_kind kind);
+clockid_t ktimer_user_clockid(clockid_t clockid, bool absolute);
 long ktimer_user_nanosleep(ktime_t rqtp, bool abs, clockid_t clockid);
 void ktimer_user_count(enum ktimer_user_kind kind);
 struct timespec64 ktimer_user_remaining(ktime_t rem, u32 granularity);

@@ -90,17 +90,13 @@ void ktimer_posix_timer_arm(struct k_itimer *timr, ktime_t expires,
 			    bool absolute, bool sigev_none)
 {
 	struct ktimer *timer = ktimer_of(timr);
-	clockid_t clockid = timr->it_clock;
+	clockid_t clockid = ktimer_user_clockid(timr->it_clock, absolute);
 	ktime_t now;
 
 	/*
-	 * POSIX: setting the clock does not move a relative CLOCK_REALTIME
-	 * timer, so it runs on CLOCK_MONOTONIC (common_hrtimer_arm() does the
-	 * same).  ->kclock follows, for the clock reads of the generic code;
-	 * ->it_clock stays, for the next timer_settime().
+	 * ->kclock follows the clock the timer runs on, for the clock reads of
+	 * the generic code; ->it_clock stays, for the next timer_settime().
 	 */
-	if (clockid == CLOCK_REALTIME && !absolute)
-		clockid = CLOCK_MONOTONIC;
 	timr->kclock = clockid == CLOCK_REALTIME ? &clock_realtime_ktimer :
 						   &clock_monotonic_ktimer;
 	ktimer_posix_bind(timr, clockid);

@@ -185,6 +185,21 @@ static void ktimer_forward_errors_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stop_ktimer(timer), 1);
 }
 
+/* ---- the clock a user sleep or timer runs on ---- */
+
+/* Relative CLOCK_REALTIME moves to CLOCK_MONOTONIC: a clock step must not move it */
+static void ktimer_user_clockid_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, ktimer_user_clockid(CLOCK_REALTIME, false),
+			CLOCK_MONOTONIC);
+	KUNIT_EXPECT_EQ(test, ktimer_user_clockid(CLOCK_REALTIME, true),
+			CLOCK_REALTIME);
+	KUNIT_EXPECT_EQ(test, ktimer_user_clockid(CLOCK_MONOTONIC, false),
+			CLOCK_MONOTONIC);
+	KUNIT_EXPECT_EQ(test, ktimer_user_clockid(CLOCK_MONOTONIC, true),
+			CLOCK_MONOTONIC);
+}
+
 /* ---- POSIX timer operations on the fake clock ---- */
 
 static struct k_itimer *fake_posix_timer(struct kunit *test, ktime_t interval,
@@ -280,6 +295,7 @@ static struct kunit_case ktimer_user_conv_cases[] = {
 	KUNIT_CASE(ktimer_overrun_add_test),
 	KUNIT_CASE(ktimer_forward_test),
 	KUNIT_CASE(ktimer_forward_errors_test),
+	KUNIT_CASE(ktimer_user_clockid_test),
 	KUNIT_CASE(ktimer_posix_rearm_test),
 	KUNIT_CASE(ktimer_posix_forward_test),
 	KUNIT_CASE(ktimer_posix_arm_clock_test),

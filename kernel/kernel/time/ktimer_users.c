@@ -136,6 +136,24 @@ s64 ktimer_overrun_add(s64 overrun, u64 periods)
 EXPORT_SYMBOL_IF_KUNIT(ktimer_overrun_add);
 
 /**
+ * ktimer_user_clockid - the clock a user sleep or timer runs on
+ * @clockid: the clock user space named, %CLOCK_REALTIME or %CLOCK_MONOTONIC
+ * @absolute: the time is absolute (TIMER_ABSTIME), not an interval
+ *
+ * POSIX: setting the clock does not move a relative %CLOCK_REALTIME sleep
+ * or timer, so those run on %CLOCK_MONOTONIC, as hrtimers do it
+ * (common_hrtimer_arm(), hrtimer_nanosleep()).  Absolute ones stay on
+ * %CLOCK_REALTIME and follow clock_settime().
+ *
+ * Return: the clock id to queue the ktimer on.
+ */
+clockid_t ktimer_user_clockid(clockid_t clockid, bool absolute)
+{
+	return clockid == CLOCK_REALTIME && !absolute ? CLOCK_MONOTONIC : clockid;
+}
+EXPORT_SYMBOL_IF_KUNIT(ktimer_user_clockid);
+
+/**
  * ktimer_user_nanosleep - hrtimer_nanosleep() served by ktimers
  * @rqtp: the time to sleep, or to sleep until
  * @abs: @rqtp is an absolute time (%HRTIMER_MODE_ABS), not a duration
@@ -153,11 +171,7 @@ long ktimer_user_nanosleep(ktime_t rqtp, bool abs, clockid_t clockid)
 	struct ktimer_clock *clock;
 	struct timespec64 ts = ktime_to_timespec64(rqtp);
 
-	/*
-	 * POSIX: setting the clock does not move a relative CLOCK_REALTIME
-	 * sleep, so it runs on CLOCK_MONOTONIC, as hrtimers do it.
-	 */
-	clock = ktimer_clock_find(abs ? clockid : CLOCK_MONOTONIC);
+	clock = ktimer_clock_find(ktimer_user_clockid(clockid, abs));
 	if (WARN_ON_ONCE(!clock))
 		return -EINVAL;
 	ktimer_user_count(KTIMER_USER_NANOSLEEP);

@@ -76,6 +76,8 @@ static void check_rel_sleep(struct kunit *test, clockid_t clockid,
 static void ktimer_users_nanosleep_rel_test(struct kunit *test)
 {
 	check_rel_sleep(test, CLOCK_MONOTONIC, ktime_get, ktimer_users_on());
+	/* measured on the monotonic clock it runs on */
+	check_rel_sleep(test, CLOCK_REALTIME, ktime_get, ktimer_users_on());
 }
 
 /* An absolute realtime nanosleep ends at the requested wall-clock time */
