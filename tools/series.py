@@ -259,7 +259,10 @@ def apply(tree, kernel_dir=KERNEL_DIR, force=False):
     dirty = tree_git(tree, "status", "--porcelain", "--untracked-files=no").stdout.rstrip()
     if head == final and branch == BRANCH:
         progress("apply", f"series up to date ({BRANCH} = {final[:12]})")
-        if dirty:
+        if dirty and force:
+            tree_git(tree, "reset", "-q", "--hard", final)
+            progress("apply", f"FORCE: discarded the local modifications:\n{dirty}")
+        elif dirty:
             warn(f"{rel(tree)} has local modifications that are not in kernel/ (tests will include them):\n{dirty}")
         return final
     if dirty and not force:

@@ -218,6 +218,14 @@ class ApplyTest(SeriesTestBase):
         self.assertIn("series up to date", out)
         self.assertIn("local modifications", err)
 
+    def test_up_to_date_but_dirty_forced_is_reset(self):
+        self.apply()
+        write(self.tree / "Makefile", "VERSION = 7\n")
+        _, out, _ = self.apply(force=True)
+        self.assertIn("discarded the local modifications", out)
+        self.assertNotEqual((self.tree / "Makefile").read_text(), "VERSION = 7\n")
+        self.assertEqual(git(self.tree, "status", "--porcelain", "--untracked-files=no"), "")
+
     def test_hand_made_commit_is_refused(self):
         self.apply()
         write(self.kernel / "kernel" / "time" / "ktimer.c", "int ktimer = 1;\n")
