@@ -132,7 +132,7 @@ sanitizers:
 	@$(KTIMERS) kunit --tree $(TREE) --config kasan --config kcsan --timeout $(SOAK_TIMEOUT) $(SANITIZER_ARCHES) || true
 	@$(KTIMERS) summary --config kasan --config kcsan $(SANITIZER_ARCHES)
 
-## clean: remove kunit build dirs and results (keeps the kernel tree)
+## clean: remove kunit build dirs and results, the results database and its stored logs too (keeps the kernel tree)
 clean:
 	rm -rf build/kunit build/results
 

@@ -11,6 +11,10 @@
     ktimers.py style                   checkpatch + kernel-doc on kernel/
     ktimers.py tools-test              the tools' own unit tests
     ktimers.py selftest ARCH...        the kernel's timer selftests in the guest, ktimer path on and off
+    ktimers.py record [RUN...]         add build/results/<arch>-<config>/ runs to the results database
+
+Every kunit and selftest run is recorded in the results database
+(build/results/results.sqlite, or $KTIMERS_RESULTS_DB, or --db); see docs/results.md.
 """
 
 import argparse
@@ -65,11 +69,12 @@ def selected_configurations(args):
     return matrix.load(Path(args.matrix)).select(args.config)
 
 
-def keep_going(label, failed, run):
+def keep_going(label, failed, run, args=None):
     """run() -> a results document; a failed run or a ToolError adds label to failed.
 
     One run's setup problem must not hide the other runs' results: the error is
-    printed and the loop goes on. Returns the document, or None after a ToolError."""
+    printed and the loop goes on. With args, the run is recorded in the results
+    database (a failure to record only warns). Returns the document, or None after a ToolError."""
     try:
         document = run()
     except ToolError as error:
@@ -78,7 +83,15 @@ def keep_going(label, failed, run):
         return None
     if document["status"] != "PASS":
         failed.append(label)
+    if args is not None:
+        import record
+        record.record_quietly(Path(args.results_dir) / label, database(args), Path(args.tree), document)
     return document
+
+
+def database(args):
+    import results_db
+    return results_db.db_path(getattr(args, "db", None), getattr(args, "results_dir", RESULTS_DIR))
 
 
 def cmd_kunit(args):
@@ -110,7 +123,7 @@ def cmd_kunit(args):
             document = keep_going(label, failed, lambda: kunit_run.run_suites(
                 Path(args.tree), arch, config=configuration, timeout=args.timeout, jobs=args.jobs,
                 use_ccache=not args.no_ccache, expect=args.expect_suites, boot_only=build_dir in built,
-                results_root=Path(args.results_dir)))
+                results_root=Path(args.results_dir)), args)
             if document and document.get("built"):
                 built.add(build_dir)
     if failed:
@@ -131,7 +144,7 @@ def cmd_selftest(args):
             progress("selftest", "not run: tools/arches.py names no user-space compiler for this arch", arch)
             continue
         keep_going(f"{arch}-{guest_selftests.RESULTS_NAME}", failed, lambda: guest_selftests.run_arch(
-            Path(args.tree), arch, plan, known, timeout=args.timeout, results_root=Path(args.results_dir)))
+            Path(args.tree), arch, plan, known, timeout=args.timeout, results_root=Path(args.results_dir)), args)
     if failed:
         return 1
 
@@ -153,6 +166,11 @@ def cmd_summary(args):
     _, code = summary.summarize(runs, results_dir=Path(args.results_dir), tools_tests=args.tools_tests,
                                 style=args.style, errors=errors, skipped=skipped)
     return code
+
+
+def cmd_record(args):
+    import record
+    record.record_all(Path(args.results_dir), database(args), Path(args.tree), names=args.runs or None)
 
 
 def cmd_matrix(args):
@@ -247,6 +265,16 @@ def build_parser():
                          help="also the tests selftests/plan marks `run = full` (minutes more per boot)")
     command.add_argument("--plan", default=str(SELFTEST_PLAN), help="the plan file (default selftests/plan)")
     command.add_argument("--known", default=str(KNOWN_FAILURES), help=argparse.SUPPRESS)
+
+    db_help = "results database (default: $KTIMERS_RESULTS_DB, else build/results/results.sqlite)"
+    for name in ("kunit", "selftest"):
+        sub.choices[name].add_argument("--db", help=db_help)
+
+    command = add("record", cmd_record, "add finished runs (build/results/<arch>-<config>/) to the results database",
+                  tree=True)
+    command.add_argument("runs", nargs="*", metavar="RUN", help="<arch>-<config> names (default: every run there)")
+    command.add_argument("--results-dir", default=str(RESULTS_DIR), help="where the runs are (default build/results)")
+    command.add_argument("--db", help=db_help)
 
     command = add("matrix", cmd_matrix, "list the test configurations of kunit_configs/matrix")
     command.add_argument("--matrix", default=str(MATRIX_FILE), help=argparse.SUPPRESS)
