@@ -34,11 +34,15 @@ STYLE_RESULT := $(RESULTS)/style.json
 # that configuration (always, unless CONFIG=/CONFIGS= leave `default` out).
 RUN_SELFTESTS := $(if $(strip $(CONFIGS)),$(filter default,$(CONFIGS)),yes)
 SELFTEST_SUMMARY := $(if $(RUN_SELFTESTS),--selftests)
+# `make report` / `make baseline`: CONFIG=/CONFIGS= narrow them; without, report shows every
+# configuration recorded (or in the baseline) and baseline rewrites the `make test` ones.
+REPORT_SELECTION := $(if $(strip $(CONFIGS)),$(CONFIG_FLAGS) $(SELFTEST_SUMMARY),--all)
 
 # Kernel builds use every CPU already; never run two steps at once.
 .NOTPARALLEL:
 .DEFAULT_GOAL := all
-.PHONY: all test selftest check tools-test style deps pin tree apply kunit summary soak sanitizers clean distclean help
+.PHONY: all test selftest check tools-test style deps pin tree apply kunit summary report baseline \
+	soak sanitizers clean distclean help
 
 ## all: deps + tree + apply + kunit per arch in ARCHES and configuration in CONFIGS + summary (default)
 all:
@@ -110,6 +114,14 @@ kunit:
 summary:
 	@$(KTIMERS) summary $(CONFIG_FLAGS) $(ARCHES)
 
+## report: latest run per arch and configuration vs the previous run and results/baseline.json; HTML in build/results/report.html; non-zero exit on any regression
+report:
+	@$(KTIMERS) report $(REPORT_SELECTION) $(ARCHES)
+
+## baseline: rewrite results/baseline.json from the latest recorded runs of ARCHES x CONFIGS (and the selftests)
+baseline:
+	@$(KTIMERS) baseline $(CONFIG_FLAGS) $(SELFTEST_SUMMARY) $(ARCHES)
+
 # The long runs, not in `make test`. Each arch defaults to the one(s) that make
 # sense for it; ARCH= picks another.
 SOAK_ARCHES       := $(if $(strip $(ARCH)),$(ARCH),i386)
@@ -143,7 +155,7 @@ distclean:
 ## help: this list
 help:
 	@echo "Targets:"
-	@sed -n 's/^## \([a-z-]*\): /  \1\t/p' $(MAKEFILE_LIST) | expand -t 14
+	@sed -n 's/^## \([a-z-]*\): /  \1\t/p' $(MAKEFILE_LIST) | expand -t 16
 	@echo
 	@echo "Variables:"
 	@echo "  ARCH=<arch>      run one arch (default ARCHES='$(ARCHES)'; also x86_64 arm64 riscv um)"

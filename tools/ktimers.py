@@ -12,6 +12,8 @@
     ktimers.py tools-test              the tools' own unit tests
     ktimers.py selftest ARCH...        the kernel's timer selftests in the guest, ktimer path on and off
     ktimers.py record [RUN...]         add build/results/<arch>-<config>/ runs to the results database
+    ktimers.py report ARCH...          latest runs vs the previous ones and the baseline; HTML page
+    ktimers.py baseline ARCH...        rewrite results/baseline.json from the latest recorded runs
 
 Every kunit and selftest run is recorded in the results database
 (build/results/results.sqlite, or $KTIMERS_RESULTS_DB, or --db); see docs/results.md.
@@ -24,6 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from arches import ARCHES, DEFAULT_ARCHES, get_arch  # noqa: E402
+from baseline import BASELINE_FILE  # noqa: E402
 from common import DEFAULT_TREE, PIN_FILE, RESULTS_DIR, ToolError, progress, rel  # noqa: E402
 from known_failures import KNOWN_FILE as KNOWN_FAILURES  # noqa: E402
 from matrix import MATRIX_FILE  # noqa: E402
@@ -149,6 +152,17 @@ def cmd_selftest(args):
         return 1
 
 
+def selected_runs(args, configurations):
+    """(arch, configuration name) per arch and configuration that runs on it, then (arch, 'selftests')
+    per arch the guest selftests support when --selftests: the rows of summary, report and baseline."""
+    runs = [(arch, configuration.name) for arch in args.arches for configuration in configurations
+            if configuration.runs_on(arch)]
+    if args.selftests:
+        import guest_selftests
+        runs += [(arch, guest_selftests.RESULTS_NAME) for arch in args.arches if guest_selftests.supported(arch)]
+    return runs
+
+
 def cmd_summary(args):
     import summary
     errors = []
@@ -157,12 +171,9 @@ def cmd_summary(args):
     except ToolError as error:
         # Still print the table and the closing line (CI reads it); the broken matrix counts as failed.
         configurations, errors = [], [str(error)]
-    pairs = [(arch, configuration) for arch in args.arches for configuration in configurations]
-    runs = [(arch, configuration.name) for arch, configuration in pairs if configuration.runs_on(arch)]
-    if args.selftests:
-        import guest_selftests
-        runs += [(arch, guest_selftests.RESULTS_NAME) for arch in args.arches if guest_selftests.supported(arch)]
-    skipped = [configuration.results_name(arch) for arch, configuration in pairs if not configuration.runs_on(arch)]
+    runs = selected_runs(args, configurations)
+    skipped = [configuration.results_name(arch) for arch in args.arches for configuration in configurations
+               if not configuration.runs_on(arch)]
     _, code = summary.summarize(runs, results_dir=Path(args.results_dir), tools_tests=args.tools_tests,
                                 style=args.style, errors=errors, skipped=skipped)
     return code
@@ -171,6 +182,28 @@ def cmd_summary(args):
 def cmd_record(args):
     import record
     record.record_all(Path(args.results_dir), database(args), Path(args.tree), names=args.runs or None)
+
+
+def cmd_report(args):
+    import report
+    import results_db
+    for arch in args.arches:
+        get_arch(arch)
+    db = database(args)
+    html = Path(args.html) if args.html else results_db.store_dir(db).parent / "report.html"
+    runs = None if args.all else selected_runs(args, selected_configurations(args))
+    return report.run_report(db, Path(args.baseline), args.arches, runs, html=html, record_path=args.record)
+
+
+def cmd_baseline(args):
+    import baseline
+    import results_db
+    from contextlib import closing
+    for arch in args.arches:
+        get_arch(arch)
+    runs = selected_runs(args, selected_configurations(args))
+    with closing(results_db.connect(database(args))) as connection:
+        baseline.update(connection, runs, Path(args.baseline))
 
 
 def cmd_matrix(args):
@@ -275,6 +308,27 @@ def build_parser():
     command.add_argument("runs", nargs="*", metavar="RUN", help="<arch>-<config> names (default: every run there)")
     command.add_argument("--results-dir", default=str(RESULTS_DIR), help="where the runs are (default build/results)")
     command.add_argument("--db", help=db_help)
+
+    command = add("report", cmd_report, "each arch and configuration's latest run vs the previous one and the "
+                                        "baseline; non-zero exit on any regression")
+    command.add_argument("arches", nargs="*", default=list(DEFAULT_ARCHES), help=arch_help)
+    add_configs(command)
+    command.add_argument("--selftests", action="store_true", help="also the guest selftests' runs")
+    command.add_argument("--all", action="store_true",
+                         help="every configuration recorded or in the baseline, instead of --config")
+    command.add_argument("--db", help=db_help)
+    command.add_argument("--results-dir", default=str(RESULTS_DIR), help=argparse.SUPPRESS)
+    command.add_argument("--baseline", default=str(BASELINE_FILE), help="default results/baseline.json")
+    command.add_argument("--html", help="the HTML page (default: report.html next to the database)")
+    command.add_argument("--record", help="also write the counts to this JSON file (for summary)")
+
+    command = add("baseline", cmd_baseline, "rewrite results/baseline.json entries from the latest recorded runs")
+    command.add_argument("arches", nargs="*", default=list(DEFAULT_ARCHES), help=arch_help)
+    add_configs(command)
+    command.add_argument("--selftests", action="store_true", help="also the guest selftests' runs")
+    command.add_argument("--db", help=db_help)
+    command.add_argument("--results-dir", default=str(RESULTS_DIR), help=argparse.SUPPRESS)
+    command.add_argument("--baseline", default=str(BASELINE_FILE), help="default results/baseline.json")
 
     command = add("matrix", cmd_matrix, "list the test configurations of kunit_configs/matrix")
     command.add_argument("--matrix", default=str(MATRIX_FILE), help=argparse.SUPPRESS)
