@@ -41,7 +41,7 @@ REPORT_SELECTION := $(if $(strip $(CONFIGS)),$(CONFIG_FLAGS) $(SELFTEST_SUMMARY)
 # Kernel builds use every CPU already; never run two steps at once.
 .NOTPARALLEL:
 .DEFAULT_GOAL := all
-.PHONY: all test selftest check tools-test style deps pin tree apply kunit summary report baseline \
+.PHONY: all test selftest check tools-test style deps pin tree apply kunit summary report baseline export-kcidb \
 	soak sanitizers clean distclean help
 
 ## all: deps + tree + apply + kunit per arch in ARCHES and configuration in CONFIGS + summary (default)
@@ -121,6 +121,10 @@ report:
 ## baseline: rewrite results/baseline.json from the latest recorded runs of ARCHES x CONFIGS (and the selftests)
 baseline:
 	@$(KTIMERS) baseline $(CONFIG_FLAGS) $(SELFTEST_SUMMARY) $(ARCHES)
+
+## export-kcidb: write the results database as KCIDB v4 JSON (build/results/kcidb.json)
+export-kcidb:
+	@$(KTIMERS) export-kcidb
 
 # The long runs, not in `make test`. Each arch defaults to the one(s) that make
 # sense for it; ARCH= picks another.

@@ -14,6 +14,7 @@
     ktimers.py record [RUN...]         add build/results/<arch>-<config>/ runs to the results database
     ktimers.py report ARCH...          latest runs vs the previous ones and the baseline; HTML page
     ktimers.py baseline ARCH...        rewrite results/baseline.json from the latest recorded runs
+    ktimers.py export-kcidb            the results database as KCIDB v4 JSON
 
 Every kunit and selftest run is recorded in the results database
 (build/results/results.sqlite, or $KTIMERS_RESULTS_DB, or --db); see docs/results.md.
@@ -206,6 +207,14 @@ def cmd_baseline(args):
         baseline.update(connection, runs, Path(args.baseline))
 
 
+def cmd_export_kcidb(args):
+    import kcidb
+    import results_db
+    db = database(args)
+    output = args.output or str(results_db.store_dir(db).parent / "kcidb.json")
+    kcidb.write(db, output, latest_only=args.latest, base_url=args.log_base_url)
+
+
 def cmd_matrix(args):
     import matrix
     for line in matrix.describe(matrix.load(Path(args.matrix))):
@@ -329,6 +338,14 @@ def build_parser():
     command.add_argument("--db", help=db_help)
     command.add_argument("--results-dir", default=str(RESULTS_DIR), help=argparse.SUPPRESS)
     command.add_argument("--baseline", default=str(BASELINE_FILE), help="default results/baseline.json")
+
+    command = add("export-kcidb", cmd_export_kcidb, "write the results database as KCIDB v4 JSON")
+    command.add_argument("--db", help=db_help)
+    command.add_argument("--results-dir", default=str(RESULTS_DIR), help=argparse.SUPPRESS)
+    command.add_argument("-o", "--output", help="file, or - for stdout (default: kcidb.json next to the database)")
+    command.add_argument("--latest", action="store_true", help="only the latest run per arch and configuration")
+    command.add_argument("--log-base-url", help="URL where the database's directory is published (default: "
+                                                "file:// URLs of the stored logs)")
 
     command = add("matrix", cmd_matrix, "list the test configurations of kunit_configs/matrix")
     command.add_argument("--matrix", default=str(MATRIX_FILE), help=argparse.SUPPRESS)
