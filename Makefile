@@ -29,6 +29,7 @@ CONFIG_FLAGS := $(foreach c,$(CONFIGS),--config $(c))
 KUNIT_FLAGS := --tree $(TREE) $(CONFIG_FLAGS) --timeout $(TIMEOUT)
 TOOLS_COUNTS := $(RESULTS)/tools-tests.json
 STYLE_RESULT := $(RESULTS)/style.json
+REPORT_RESULT := $(RESULTS)/report.json
 
 # The guest selftests boot the `default` KUnit image: `make test` runs them when it runs
 # that configuration (always, unless CONFIG=/CONFIGS= leave `default` out).
@@ -52,20 +53,24 @@ all:
 	@$(KTIMERS) kunit $(KUNIT_FLAGS) $(ARCHES) || true
 	@$(KTIMERS) summary $(CONFIG_FLAGS) $(ARCHES)
 
-## test: CI gate: tools tests + style + kunit per arch and configuration + guest selftests + summary (last line: N passed, N failed)
+## test: CI gate: tools tests + style + kunit per arch and configuration + guest selftests + regression report + summary (last line: N passed, N failed)
 # Test steps never stop the recipe: summary judges them all, so its closing line stays last.
 # `kunit` loops: for each arch, the configurations in matrix order (default builds,
-# lowres only boots default's build dir, up builds its own).
+# lowres only boots default's build dir, up builds its own). Each run is recorded in the
+# results database; `report` compares the runs just made with the previous ones and
+# results/baseline.json, and summary counts its regressions.
 test:
 	@$(KTIMERS) deps $(ARCHES)
 	@$(KTIMERS) tree --tree $(TREE)
-	@rm -f $(TOOLS_COUNTS) $(STYLE_RESULT)
+	@rm -f $(TOOLS_COUNTS) $(STYLE_RESULT) $(REPORT_RESULT)
 	@$(KTIMERS) tools-test --quiet --record $(TOOLS_COUNTS) || true
 	@$(KTIMERS) style --tree $(TREE) --record $(STYLE_RESULT) || true
 	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
 	@$(KTIMERS) kunit $(KUNIT_FLAGS) $(ARCHES) || true
 	$(if $(RUN_SELFTESTS),@$(KTIMERS) selftest --tree $(TREE) $(ARCHES) || true)
-	@$(KTIMERS) summary $(CONFIG_FLAGS) $(SELFTEST_SUMMARY) --tools-tests $(TOOLS_COUNTS) --style $(STYLE_RESULT) $(ARCHES)
+	@$(KTIMERS) report $(CONFIG_FLAGS) $(SELFTEST_SUMMARY) --record $(REPORT_RESULT) $(ARCHES) || true
+	@$(KTIMERS) summary $(CONFIG_FLAGS) $(SELFTEST_SUMMARY) --tools-tests $(TOOLS_COUNTS) --style $(STYLE_RESULT) \
+		--report $(REPORT_RESULT) $(ARCHES)
 
 ## selftest: the kernel's timer selftests in the guest, ktimer path on and off, per arch in ARCHES (builds `default` if needed)
 # kunit first: it rebuilds the `default` image if kernel/ changed (and runs its suites, seconds),

@@ -176,7 +176,7 @@ def cmd_summary(args):
     skipped = [configuration.results_name(arch) for arch in args.arches for configuration in configurations
                if not configuration.runs_on(arch)]
     _, code = summary.summarize(runs, results_dir=Path(args.results_dir), tools_tests=args.tools_tests,
-                                style=args.style, errors=errors, skipped=skipped)
+                                style=args.style, errors=errors, skipped=skipped, report=args.report)
     return code
 
 
@@ -294,6 +294,7 @@ def build_parser():
     command.add_argument("--results-dir", default=str(RESULTS_DIR))
     command.add_argument("--tools-tests", help="counts file written by `tools-test --record`")
     command.add_argument("--style", help="result file written by `style --record`")
+    command.add_argument("--report", help="counts file written by `report --record` (regressions count as failures)")
     command.add_argument("--selftests", action="store_true",
                          help="add one row per arch for the guest selftests (`make selftest`) and their reports")
 

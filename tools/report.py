@@ -284,8 +284,13 @@ def record(report, path, html):
     lines = []
     for run in report.runs:
         lines += [f"{run.label}: {what} [vs {', '.join(names)}]" for what, names in run.run_level()]
+        explicit, never_ran = grouped(run.merged("regression"))
         lines += [f"{run.label}: {change.path} {change_text(change)} [vs {', '.join(names)}]"
-                  for change, names in run.merged("regression")]
+                  for change, names in explicit]
+        lines += [f"{run.label}: {suite}: {len(changes)} test(s) PASS -> MISS, never ran [vs {', '.join(names)}]"
+                  for (suite, names), changes in never_ran.items()]
+    if len(lines) > MAX_LISTED:
+        lines[MAX_LISTED:] = [f"... and {len(lines) - MAX_LISTED} more: `make report`"]
     data = {"regressions": report.regressions, "runs": sum(1 for run in report.runs if run.latest),
             "totals": report.totals(), "lines": lines, "html": rel(html) if html else None}
     Path(path).parent.mkdir(parents=True, exist_ok=True)

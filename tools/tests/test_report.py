@@ -15,6 +15,7 @@ import record
 import report
 import report_html
 import results_db
+import summary
 from common import ToolError
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -172,6 +173,29 @@ class BaselineTest(TempDirTestCase):
             self.assertIn(label, runs)
             self.assertEqual(runs[label]["build_status"], "PASS")
             self.assertTrue(runs[label]["tests"].get("PASS"))
+
+
+class SummaryGateTest(TempDirTestCase):
+    """`make test` counts the report's regressions in its closing line."""
+
+    def test_regressions_count_as_failures_and_the_closing_line_stays_last(self):
+        counts = write(self.tmp / "report.json", json.dumps({
+            "regressions": 2, "runs": 3, "lines": ["i386-default: s.c PASS -> FAIL [vs baseline]"],
+            "html": "build/results/report.html"}))
+        write(self.tmp / "i386-default" / "results.json", json.dumps({
+            "status": "PASS", "counts": {"PASS": 5, "FAIL": 0, "SKIP": 0, "ERROR": 0, "MISS": 0, "total": 5},
+            "findings": [], "suites": [], "problems": []}))
+        (_, code), out, _ = quiet(summary.summarize, [("i386", "default")], results_dir=self.tmp, report=counts)
+        self.assertEqual(code, 1)
+        self.assertRegex(out, r"\nreport\s+regressions\s+FAIL\s+3\s+-\s+2")
+        self.assertIn("regression: i386-default: s.c PASS -> FAIL [vs baseline]", out)
+        self.assertEqual(out.splitlines()[-1], "5 passed, 2 failed")
+        write(counts, json.dumps({"regressions": 0, "runs": 3, "lines": []}))
+        (_, code), out, _ = quiet(summary.summarize, [("i386", "default")], results_dir=self.tmp, report=counts)
+        self.assertEqual((code, out.splitlines()[-1]), (0, "5 passed, 0 failed"))
+        counts.unlink()   # the report could not run (no database, say): the gate cannot pass blind
+        (_, code), out, _ = quiet(summary.summarize, [("i386", "default")], results_dir=self.tmp, report=counts)
+        self.assertEqual((code, out.splitlines()[-1]), (1, "5 passed, 1 failed"))
 
 
 @unittest.skipUnless(CHROMIUM, "chromium is not installed (apt-get install chromium)")
