@@ -115,9 +115,9 @@ def write_log_page(source, destination, marks=()):
 
 # ---- page parts --------------------------------------------------------------------------
 
-def comparison_cell(comparison, present):
-    if not present:
-        return '<span class="muted">-</span>'
+def comparison_cell(comparison, reference, absent):
+    if not reference:
+        return f'<span class="muted">{esc(absent)}</span>'
     if comparison.build:
         cls = "regression" if comparison.build == "build failed" else "muted"
         return f'<span class="{cls}">{esc(comparison.build)}</span>'
@@ -142,7 +142,7 @@ def matrix(report):
         for config in configs:
             run = cells.get((arch, config))
             if run is None or run.latest is None:
-                out.append('<td class="none">no run</td>')
+                out.append(f'<td class="none">{"-" if run is None else "no run recorded"}</td>')
                 continue
             latest = run.latest
             bad = sum(1 for test in run.failing())
@@ -150,8 +150,8 @@ def matrix(report):
             out.append(
                 f'<td class="{css_class(status)}"><a href="#{anchor(run.label)}">{badge(latest["run_status"])}</a> '
                 f'{len(run.tests)} tests, {bad} not passed<br><span class="muted">{esc(latest["start_time"][:16])}'
-                f"</span><br>vs previous: {comparison_cell(run.vs_previous, run.previous is not None)}"
-                f"<br>vs baseline: {comparison_cell(run.vs_baseline, run.baseline is not None)}</td>")
+                f"</span><br>vs previous: {comparison_cell(run.vs_previous, run.previous, 'first run')}"
+                f"<br>vs baseline: {comparison_cell(run.vs_baseline, run.baseline, 'not in it')}</td>")
         out.append("</tr>")
     out.append("</table>")
     return "\n".join(out)
@@ -188,9 +188,31 @@ def comparison_block(run, name, comparison, links):
         listed = comparison.of(kind)
         if listed:
             out.append(f"<p>{regress.counted(len(listed), kind)}:</p><ul>")
-            out += [change_item(run, change, links) for change in listed]
+            if kind == "regression":
+                out += regression_items(run, [(change, [name]) for change in listed], links, False)
+            else:
+                out += [change_item(run, change, links) for change in listed]
             out.append("</ul>")
     return "\n".join(out)
+
+
+def regression_items(run, merged, links, labelled):
+    """<li>s for [(change, comparison names)]: each regression, except the tests a crash left unrun, which
+    are one item per suite (the list folded away). labelled: start each with the run and the references."""
+    explicit, never_ran = grouped(merged)
+
+    def prefix(names):
+        return f"{esc(run.label)} [vs {esc(', '.join(names))}]: " if labelled else ""
+    items = [change_item(run, change, links, prefix(names)) for change, names in explicit]
+    for (suite, names), changes in never_ran.items():
+        log_url, line = run.where(changes[0].path, True)
+        href = links.line(log_url, line)
+        target = f' <a href="{esc(href)}">log line {line}</a>' if href and line else ""
+        items.append(f'<li class="regression">{prefix(names)}<code>{esc(suite)}</code>: {len(changes)} test(s) '
+                     f"PASS &rarr; MISS, never ran: the run stopped before them{target}<details><summary>which"
+                     "</summary><ul>" + "".join(f"<li><code>{esc(c.path)}</code></li>" for c in changes)
+                     + "</ul></details></li>")
+    return items
 
 
 def build_note(latest):
@@ -296,17 +318,7 @@ def render(report, page):
             for what, names in run.run_level():
                 body.append(f'<li class="regression">{esc(run.label)}: {esc(what)} [vs {esc(", ".join(names))}] '
                             f'(<a href="#{anchor(run.label)}">details</a>)</li>')
-            explicit, never_ran = grouped(run.merged("regression"))
-            for change, names in explicit:
-                body.append(change_item(run, change, links, f"{esc(run.label)} [vs {esc(', '.join(names))}]: "))
-            for (suite, names), changes in never_ran.items():
-                log_url, line = run.where(changes[0].path, True)
-                href = links.line(log_url, line)
-                target = f' <a href="{esc(href)}">log line {line}</a>' if href and line else ""
-                body.append(f'<li class="regression">{esc(run.label)} [vs {esc(", ".join(names))}]: '
-                            f"<code>{esc(suite)}</code>: {len(changes)} test(s) PASS &rarr; MISS, never ran: the run "
-                            f"stopped before them{target}<details><summary>which</summary><ul>"
-                            + "".join(f"<li><code>{esc(c.path)}</code></li>" for c in changes) + "</ul></details></li>")
+            body += regression_items(run, run.merged("regression"), links, True)
         body.append("</ul>")
     body.append("<h2>Runs</h2>")
     body += [run_section(run, links) for run in report.runs]
