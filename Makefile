@@ -29,16 +29,21 @@ CONFIG_FLAGS := $(foreach c,$(CONFIGS),--config $(c))
 KUNIT_FLAGS := --tree $(TREE) $(CONFIG_FLAGS) --timeout $(TIMEOUT)
 TOOLS_COUNTS := $(RESULTS)/tools-tests.json
 STYLE_RESULT := $(RESULTS)/style.json
+REPORT_RESULT := $(RESULTS)/report.json
 
 # The guest selftests boot the `default` KUnit image: `make test` runs them when it runs
 # that configuration (always, unless CONFIG=/CONFIGS= leave `default` out).
 RUN_SELFTESTS := $(if $(strip $(CONFIGS)),$(filter default,$(CONFIGS)),yes)
 SELFTEST_SUMMARY := $(if $(RUN_SELFTESTS),--selftests)
+# `make report` / `make baseline`: CONFIG=/CONFIGS= narrow them; without, report shows every
+# configuration recorded (or in the baseline) and baseline rewrites the `make test` ones.
+REPORT_SELECTION := $(if $(strip $(CONFIGS)),$(CONFIG_FLAGS) $(SELFTEST_SUMMARY),--all)
 
 # Kernel builds use every CPU already; never run two steps at once.
 .NOTPARALLEL:
 .DEFAULT_GOAL := all
-.PHONY: all test selftest check tools-test style deps pin tree apply kunit summary soak sanitizers clean distclean help
+.PHONY: all test selftest check tools-test style deps pin tree apply kunit summary report baseline export-kcidb \
+	soak sanitizers clean distclean help
 
 ## all: deps + tree + apply + kunit per arch in ARCHES and configuration in CONFIGS + summary (default)
 all:
@@ -48,20 +53,24 @@ all:
 	@$(KTIMERS) kunit $(KUNIT_FLAGS) $(ARCHES) || true
 	@$(KTIMERS) summary $(CONFIG_FLAGS) $(ARCHES)
 
-## test: CI gate: tools tests + style + kunit per arch and configuration + guest selftests + summary (last line: N passed, N failed)
+## test: CI gate: tools tests + style + kunit per arch and configuration + guest selftests + regression report + summary (last line: N passed, N failed)
 # Test steps never stop the recipe: summary judges them all, so its closing line stays last.
 # `kunit` loops: for each arch, the configurations in matrix order (default builds,
-# lowres only boots default's build dir, up builds its own).
+# lowres only boots default's build dir, up builds its own). Each run is recorded in the
+# results database; `report` compares the runs just made with the previous ones and
+# results/baseline.json, and summary counts its regressions.
 test:
 	@$(KTIMERS) deps $(ARCHES)
 	@$(KTIMERS) tree --tree $(TREE)
-	@rm -f $(TOOLS_COUNTS) $(STYLE_RESULT)
+	@rm -f $(TOOLS_COUNTS) $(STYLE_RESULT) $(REPORT_RESULT)
 	@$(KTIMERS) tools-test --quiet --record $(TOOLS_COUNTS) || true
 	@$(KTIMERS) style --tree $(TREE) --record $(STYLE_RESULT) || true
 	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
 	@$(KTIMERS) kunit $(KUNIT_FLAGS) $(ARCHES) || true
 	$(if $(RUN_SELFTESTS),@$(KTIMERS) selftest --tree $(TREE) $(ARCHES) || true)
-	@$(KTIMERS) summary $(CONFIG_FLAGS) $(SELFTEST_SUMMARY) --tools-tests $(TOOLS_COUNTS) --style $(STYLE_RESULT) $(ARCHES)
+	@$(KTIMERS) report $(CONFIG_FLAGS) $(SELFTEST_SUMMARY) --record $(REPORT_RESULT) $(ARCHES) || true
+	@$(KTIMERS) summary $(CONFIG_FLAGS) $(SELFTEST_SUMMARY) --tools-tests $(TOOLS_COUNTS) --style $(STYLE_RESULT) \
+		--report $(REPORT_RESULT) $(ARCHES)
 
 ## selftest: the kernel's timer selftests in the guest, ktimer path on and off, per arch in ARCHES (builds `default` if needed)
 # kunit first: it rebuilds the `default` image if kernel/ changed (and runs its suites, seconds),
@@ -110,6 +119,18 @@ kunit:
 summary:
 	@$(KTIMERS) summary $(CONFIG_FLAGS) $(ARCHES)
 
+## report: latest run per arch and configuration vs the previous run and results/baseline.json; HTML in build/results/report.html; non-zero exit on any regression
+report:
+	@$(KTIMERS) report $(REPORT_SELECTION) $(ARCHES)
+
+## baseline: rewrite results/baseline.json from the latest recorded runs of ARCHES x CONFIGS (and the selftests)
+baseline:
+	@$(KTIMERS) baseline $(CONFIG_FLAGS) $(SELFTEST_SUMMARY) $(ARCHES)
+
+## export-kcidb: write the results database as KCIDB v4 JSON (build/results/kcidb.json)
+export-kcidb:
+	@$(KTIMERS) export-kcidb
+
 # The long runs, not in `make test`. Each arch defaults to the one(s) that make
 # sense for it; ARCH= picks another.
 SOAK_ARCHES       := $(if $(strip $(ARCH)),$(ARCH),i386)
@@ -132,7 +153,7 @@ sanitizers:
 	@$(KTIMERS) kunit --tree $(TREE) --config kasan --config kcsan --timeout $(SOAK_TIMEOUT) $(SANITIZER_ARCHES) || true
 	@$(KTIMERS) summary --config kasan --config kcsan $(SANITIZER_ARCHES)
 
-## clean: remove kunit build dirs and results (keeps the kernel tree)
+## clean: remove kunit build dirs and results, the results database and its stored logs too (keeps the kernel tree)
 clean:
 	rm -rf build/kunit build/results
 
@@ -143,7 +164,7 @@ distclean:
 ## help: this list
 help:
 	@echo "Targets:"
-	@sed -n 's/^## \([a-z-]*\): /  \1\t/p' $(MAKEFILE_LIST) | expand -t 14
+	@sed -n 's/^## \([a-z-]*\): /  \1\t/p' $(MAKEFILE_LIST) | expand -t 16
 	@echo
 	@echo "Variables:"
 	@echo "  ARCH=<arch>      run one arch (default ARCHES='$(ARCHES)'; also x86_64 arm64 riscv um)"

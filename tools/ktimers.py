@@ -11,6 +11,13 @@
     ktimers.py style                   checkpatch + kernel-doc on kernel/
     ktimers.py tools-test              the tools' own unit tests
     ktimers.py selftest ARCH...        the kernel's timer selftests in the guest, ktimer path on and off
+    ktimers.py record [RUN...]         add build/results/<arch>-<config>/ runs to the results database
+    ktimers.py report ARCH...          latest runs vs the previous ones and the baseline; HTML page
+    ktimers.py baseline ARCH...        rewrite results/baseline.json from the latest recorded runs
+    ktimers.py export-kcidb            the results database as KCIDB v4 JSON
+
+Every kunit and selftest run is recorded in the results database
+(build/results/results.sqlite, or $KTIMERS_RESULTS_DB, or --db); see docs/results.md.
 """
 
 import argparse
@@ -20,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from arches import ARCHES, DEFAULT_ARCHES, get_arch  # noqa: E402
+from baseline import BASELINE_FILE  # noqa: E402
 from common import DEFAULT_TREE, PIN_FILE, RESULTS_DIR, ToolError, progress, rel  # noqa: E402
 from known_failures import KNOWN_FILE as KNOWN_FAILURES  # noqa: E402
 from matrix import MATRIX_FILE  # noqa: E402
@@ -65,11 +73,12 @@ def selected_configurations(args):
     return matrix.load(Path(args.matrix)).select(args.config)
 
 
-def keep_going(label, failed, run):
+def keep_going(label, failed, run, args=None):
     """run() -> a results document; a failed run or a ToolError adds label to failed.
 
     One run's setup problem must not hide the other runs' results: the error is
-    printed and the loop goes on. Returns the document, or None after a ToolError."""
+    printed and the loop goes on. With args, the run is recorded in the results
+    database (a failure to record only warns). Returns the document, or None after a ToolError."""
     try:
         document = run()
     except ToolError as error:
@@ -78,7 +87,15 @@ def keep_going(label, failed, run):
         return None
     if document["status"] != "PASS":
         failed.append(label)
+    if args is not None:
+        import record
+        record.record_quietly(Path(args.results_dir) / label, database(args), Path(args.tree), document)
     return document
+
+
+def database(args):
+    import results_db
+    return results_db.db_path(getattr(args, "db", None), getattr(args, "results_dir", RESULTS_DIR))
 
 
 def cmd_kunit(args):
@@ -110,7 +127,7 @@ def cmd_kunit(args):
             document = keep_going(label, failed, lambda: kunit_run.run_suites(
                 Path(args.tree), arch, config=configuration, timeout=args.timeout, jobs=args.jobs,
                 use_ccache=not args.no_ccache, expect=args.expect_suites, boot_only=build_dir in built,
-                results_root=Path(args.results_dir)))
+                results_root=Path(args.results_dir)), args)
             if document and document.get("built"):
                 built.add(build_dir)
     if failed:
@@ -131,9 +148,20 @@ def cmd_selftest(args):
             progress("selftest", "not run: tools/arches.py names no user-space compiler for this arch", arch)
             continue
         keep_going(f"{arch}-{guest_selftests.RESULTS_NAME}", failed, lambda: guest_selftests.run_arch(
-            Path(args.tree), arch, plan, known, timeout=args.timeout, results_root=Path(args.results_dir)))
+            Path(args.tree), arch, plan, known, timeout=args.timeout, results_root=Path(args.results_dir)), args)
     if failed:
         return 1
+
+
+def selected_runs(args, configurations):
+    """(arch, configuration name) per arch and configuration that runs on it, then (arch, 'selftests')
+    per arch the guest selftests support when --selftests: the rows of summary, report and baseline."""
+    runs = [(arch, configuration.name) for arch in args.arches for configuration in configurations
+            if configuration.runs_on(arch)]
+    if args.selftests:
+        import guest_selftests
+        runs += [(arch, guest_selftests.RESULTS_NAME) for arch in args.arches if guest_selftests.supported(arch)]
+    return runs
 
 
 def cmd_summary(args):
@@ -144,15 +172,47 @@ def cmd_summary(args):
     except ToolError as error:
         # Still print the table and the closing line (CI reads it); the broken matrix counts as failed.
         configurations, errors = [], [str(error)]
-    pairs = [(arch, configuration) for arch in args.arches for configuration in configurations]
-    runs = [(arch, configuration.name) for arch, configuration in pairs if configuration.runs_on(arch)]
-    if args.selftests:
-        import guest_selftests
-        runs += [(arch, guest_selftests.RESULTS_NAME) for arch in args.arches if guest_selftests.supported(arch)]
-    skipped = [configuration.results_name(arch) for arch, configuration in pairs if not configuration.runs_on(arch)]
+    runs = selected_runs(args, configurations)
+    skipped = [configuration.results_name(arch) for arch in args.arches for configuration in configurations
+               if not configuration.runs_on(arch)]
     _, code = summary.summarize(runs, results_dir=Path(args.results_dir), tools_tests=args.tools_tests,
-                                style=args.style, errors=errors, skipped=skipped)
+                                style=args.style, errors=errors, skipped=skipped, report=args.report)
     return code
+
+
+def cmd_record(args):
+    import record
+    record.record_all(Path(args.results_dir), database(args), Path(args.tree), names=args.runs or None)
+
+
+def cmd_report(args):
+    import report
+    import results_db
+    for arch in args.arches:
+        get_arch(arch)
+    db = database(args)
+    html = Path(args.html) if args.html else results_db.store_dir(db).parent / "report.html"
+    runs = None if args.all else selected_runs(args, selected_configurations(args))
+    return report.run_report(db, Path(args.baseline), args.arches, runs, html=html, record_path=args.record)
+
+
+def cmd_baseline(args):
+    import baseline
+    import results_db
+    from contextlib import closing
+    for arch in args.arches:
+        get_arch(arch)
+    runs = selected_runs(args, selected_configurations(args))
+    with closing(results_db.connect(database(args))) as connection:
+        baseline.update(connection, runs, Path(args.baseline))
+
+
+def cmd_export_kcidb(args):
+    import kcidb
+    import results_db
+    db = database(args)
+    output = args.output or str(results_db.store_dir(db).parent / "kcidb.json")
+    kcidb.write(db, output, latest_only=args.latest, base_url=args.log_base_url)
 
 
 def cmd_matrix(args):
@@ -234,6 +294,7 @@ def build_parser():
     command.add_argument("--results-dir", default=str(RESULTS_DIR))
     command.add_argument("--tools-tests", help="counts file written by `tools-test --record`")
     command.add_argument("--style", help="result file written by `style --record`")
+    command.add_argument("--report", help="counts file written by `report --record` (regressions count as failures)")
     command.add_argument("--selftests", action="store_true",
                          help="add one row per arch for the guest selftests (`make selftest`) and their reports")
 
@@ -247,6 +308,45 @@ def build_parser():
                          help="also the tests selftests/plan marks `run = full` (minutes more per boot)")
     command.add_argument("--plan", default=str(SELFTEST_PLAN), help="the plan file (default selftests/plan)")
     command.add_argument("--known", default=str(KNOWN_FAILURES), help=argparse.SUPPRESS)
+
+    db_help = "results database (default: $KTIMERS_RESULTS_DB, else build/results/results.sqlite)"
+    for name in ("kunit", "selftest"):
+        sub.choices[name].add_argument("--db", help=db_help)
+
+    command = add("record", cmd_record, "add finished runs (build/results/<arch>-<config>/) to the results database",
+                  tree=True)
+    command.add_argument("runs", nargs="*", metavar="RUN", help="<arch>-<config> names (default: every run there)")
+    command.add_argument("--results-dir", default=str(RESULTS_DIR), help="where the runs are (default build/results)")
+    command.add_argument("--db", help=db_help)
+
+    command = add("report", cmd_report, "each arch and configuration's latest run vs the previous one and the "
+                                        "baseline; non-zero exit on any regression")
+    command.add_argument("arches", nargs="*", default=list(DEFAULT_ARCHES), help=arch_help)
+    add_configs(command)
+    command.add_argument("--selftests", action="store_true", help="also the guest selftests' runs")
+    command.add_argument("--all", action="store_true",
+                         help="every configuration recorded or in the baseline, instead of --config")
+    command.add_argument("--db", help=db_help)
+    command.add_argument("--results-dir", default=str(RESULTS_DIR), help=argparse.SUPPRESS)
+    command.add_argument("--baseline", default=str(BASELINE_FILE), help="default results/baseline.json")
+    command.add_argument("--html", help="the HTML page (default: report.html next to the database)")
+    command.add_argument("--record", help="also write the counts to this JSON file (for summary)")
+
+    command = add("baseline", cmd_baseline, "rewrite results/baseline.json entries from the latest recorded runs")
+    command.add_argument("arches", nargs="*", default=list(DEFAULT_ARCHES), help=arch_help)
+    add_configs(command)
+    command.add_argument("--selftests", action="store_true", help="also the guest selftests' runs")
+    command.add_argument("--db", help=db_help)
+    command.add_argument("--results-dir", default=str(RESULTS_DIR), help=argparse.SUPPRESS)
+    command.add_argument("--baseline", default=str(BASELINE_FILE), help="default results/baseline.json")
+
+    command = add("export-kcidb", cmd_export_kcidb, "write the results database as KCIDB v4 JSON")
+    command.add_argument("--db", help=db_help)
+    command.add_argument("--results-dir", default=str(RESULTS_DIR), help=argparse.SUPPRESS)
+    command.add_argument("-o", "--output", help="file, or - for stdout (default: kcidb.json next to the database)")
+    command.add_argument("--latest", action="store_true", help="only the latest run per arch and configuration")
+    command.add_argument("--log-base-url", help="URL where the database's directory is published (default: "
+                                                "file:// URLs of the stored logs)")
 
     command = add("matrix", cmd_matrix, "list the test configurations of kunit_configs/matrix")
     command.add_argument("--matrix", default=str(MATRIX_FILE), help=argparse.SUPPRESS)

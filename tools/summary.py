@@ -6,7 +6,8 @@ with exactly one line `N passed, N failed[, N skipped]` totalled over all rows
 (CI reads it). The exit status is non-zero exactly when "failed" is non-zero:
 failed counts failed/errored/missing cases, missing suites, log findings, runs
 that did not finish (build error, crash, timeout, missing results), failed tool
-tests and style problems.
+tests, style problems and the regressions `make report` found against the
+previous runs and the baseline.
 """
 
 import json
@@ -188,12 +189,26 @@ def print_selftest_reports(runs, results_dir):
             print(report.read_text().rstrip("\n"))
 
 
-def summarize(runs, results_dir=RESULTS_DIR, tools_tests=None, style=None, errors=(), skipped=()):
+def step_counts(path, key, label, extra, totals):
+    """The counts file another step wrote (tools-test, style, report --record), or None: not asked for,
+    or missing or unreadable, which adds a NO_RESULTS row that counts as one failure."""
+    if not path:
+        return None
+    result = load(path)
+    if result is None or key not in result:
+        extra.append((label, "-", "NO_RESULTS", "-", "-", "-", "-", "-", "-", "-"))
+        totals.failed += 1
+        return None
+    return result
+
+
+def summarize(runs, results_dir=RESULTS_DIR, tools_tests=None, style=None, errors=(), skipped=(), report=None):
     """Print everything; return (Totals, exit code).
 
     runs: (arch, configuration name) pairs, one row each, in the order `make test` ran
     them; errors are setup problems (a broken matrix file) that each count as one failure;
-    skipped: '<arch>-<config>' labels the matrix leaves out for that arch, named in one note."""
+    skipped: '<arch>-<config>' labels the matrix leaves out for that arch, named in one note;
+    report: the counts file of `report --record`, whose regressions each count as one failure."""
     totals = Totals()
     rows, documents, extra = [], [], []
     run_figures = []
@@ -211,30 +226,28 @@ def summarize(runs, results_dir=RESULTS_DIR, tools_tests=None, style=None, error
     for _ in errors:
         extra.append(("setup", "-", "ERROR", "-", "-", 1, "-", "-", "-", "-"))
         totals.failed += 1
-    if tools_tests:
-        counts = load(tools_tests)
-        if counts is None or "passed" not in counts:
-            extra.append(("tools", "-", "NO_RESULTS", "-", "-", "-", "-", "-", "-", "-"))
-            totals.failed += 1
-        else:
-            failed = counts.get("failed", 0) + counts.get("errors", 0)
-            extra.append(("tools", "unittest", "PASS" if not failed else "FAIL", counts.get("total", 0),
-                          counts["passed"], failed, counts.get("skipped", 0), 0, "-",
-                          format_duration(counts.get("duration_s", 0))))
-            totals.passed += counts["passed"]
-            totals.failed += failed
-            totals.skipped += counts.get("skipped", 0)
-    if style:
-        result = load(style)
-        if result is None or "files" not in result:
-            extra.append(("style", "-", "NO_RESULTS", "-", "-", "-", "-", "-", "-", "-"))
-            totals.failed += 1
-        else:
-            bad = len(result.get("failed_files", [])) + (1 if result.get("error") else 0)
-            extra.append(("style", "checkpatch", "PASS" if not bad else "FAIL", result["files"],
-                          result["files"] - len(result.get("failed_files", [])), bad, 0, 0,
-                          result.get("problems", 0), "-"))
-            totals.failed += bad
+    counts = step_counts(tools_tests, "passed", "tools", extra, totals)
+    if counts:
+        failed = counts.get("failed", 0) + counts.get("errors", 0)
+        extra.append(("tools", "unittest", "PASS" if not failed else "FAIL", counts.get("total", 0),
+                      counts["passed"], failed, counts.get("skipped", 0), 0, "-",
+                      format_duration(counts.get("duration_s", 0))))
+        totals.passed += counts["passed"]
+        totals.failed += failed
+        totals.skipped += counts.get("skipped", 0)
+    result = step_counts(style, "files", "style", extra, totals)
+    if result:
+        bad = len(result.get("failed_files", [])) + (1 if result.get("error") else 0)
+        extra.append(("style", "checkpatch", "PASS" if not bad else "FAIL", result["files"],
+                      result["files"] - len(result.get("failed_files", [])), bad, 0, 0,
+                      result.get("problems", 0), "-"))
+        totals.failed += bad
+    result = step_counts(report, "regressions", "report", extra, totals)
+    if result:
+        regressions = result["regressions"]
+        extra.append(("report", "regressions", "PASS" if not regressions else "FAIL", result.get("runs", 0),
+                      "-", regressions, "-", "-", "-", "-"))
+        totals.failed += regressions
 
     print("\n=== ktimers test summary ===")
     print_table(rows, extra)
@@ -254,6 +267,14 @@ def summarize(runs, results_dir=RESULTS_DIR, tools_tests=None, style=None, error
             print(f"style: {name} has checkpatch/kernel-doc problems (run `make style`)")
         if result.get("error"):
             print(f"style: {result['error']}")
+    if report:
+        result = load(report) or {}
+        for line in result.get("lines", []):
+            print(f"regression: {line}")
+        if result.get("html"):
+            print(f"report: {result['html']} (`make report` prints it again)")
+        if "regressions" not in result:
+            print("report: no regression report (the results database could not be read; see `make report`)")
     if tools_tests:
         for name in (load(tools_tests) or {}).get("failures", []):
             print(f"tools test failed: {name}")

@@ -1,6 +1,7 @@
 """Shared test helpers; importing this puts tools/ on sys.path (unittest and pytest alike)."""
 
 import io
+import json
 import os
 import subprocess
 import sys
@@ -52,7 +53,9 @@ class TempDirTestCase(unittest.TestCase):
         self.tmp = Path(self._tmp.name)
         self.addCleanup(self._tmp.cleanup)
         # Our tools' git calls inherit the environment: keep them off the user's git config.
-        isolation = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+        # Runs recorded by the code under test go to a database in the test's directory, never the user's.
+        isolation = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
+                     "KTIMERS_RESULTS_DB": str(self.tmp / "results.sqlite")}
         saved = {k: os.environ.get(k) for k in isolation}
         os.environ.update(isolation)
 
@@ -82,6 +85,12 @@ def quiet_raises(testcase, exc, func, *args, **kwargs):
     return ctx.exception, out.getvalue(), err.getvalue()
 
 
+def write_matrix(directory, text=None):
+    """<directory>/kunit_configs/matrix (MATRIX_TEXT by default) and the up.config it names; returns the matrix."""
+    write(Path(directory) / "kunit_configs" / "up.config", "# CONFIG_SMP is not set\n")
+    return write(Path(directory) / "kunit_configs" / "matrix", MATRIX_TEXT if text is None else text)
+
+
 # A matrix like kunit_configs/matrix: default, lowres (boot only) and up.
 MATRIX_TEXT = """\
 [default]
@@ -94,3 +103,60 @@ fragments = up
 smp = 1
 by_default = yes
 """
+
+
+# ---- runs for the results database tests (record, report, kcidb) ----------------------------
+
+# The suites of the real i386/arm `default` runs in tools/tests/data (real-*-default.log).
+REAL_SUITES = ("ktimer_modes", "ktimer_errors", "ktimer_queue", "ktimer_stop_query", "ktimer_hotplug",
+               "ktimer_realclock", "ktimer_smp", "ktimer_observe", "ktimer_debugobjects", "ktimer_fuzz",
+               "ktimer_users", "ktimer_itimer", "ktimer_user_conv")
+SERIES = "b6f6799881610a4ab64d7b4d1b0c6b05c3b3a4e9f3c0b1d2e3f4a5b6c7d8e9f0"
+HEAD = "1def00b2cd05a8d0c1e2f3a4b5c6d7e8f9a0b1c2"
+
+
+def kunit_result_dir(results_dir, console_name, arch="i386", config="default", start=1_764_810_000,
+                     expected=REAL_SUITES, timeout=None, build_failed=False, series=SERIES, head=HEAD):
+    """<results_dir>/<arch>-<config>/ as kunit_run.run_suites writes it, from a console fixture (or none:
+    build_failed), through the same parser, log scan and verdict; returns (result dir, document)."""
+    import ktap
+    import kunit_run
+    import logscan
+    lines = [] if build_failed else data_lines(console_name)
+    stream = kunit_run.Stream(phase="build" if build_failed else "after", stage="build" if build_failed else None,
+                              console_lines=lines, timeout=timeout)
+    stream.kernel_version = None if build_failed else "6.12.118-g" + head[:12]
+    parsed = ktap.parse(lines)
+    scan = logscan.scan_detailed(lines)
+    found = {suite.name for suite in parsed.suites}
+    result_dir = Path(results_dir) / f"{arch}-{config}"
+    result_dir.mkdir(parents=True, exist_ok=True)
+    document = kunit_run.results_document(
+        arch=arch, config=config, stream=stream, returncode=2 if build_failed else 0, parsed=parsed, scan=scan,
+        missing=[s for s in expected if s not in found], expected=list(expected), start=start, end=start + 42.5,
+        build_seconds=None if build_failed else 30.0,
+        command=["python3", "tools/testing/kunit/kunit.py", "run", f"--arch={arch}",
+                 f"--build_dir={results_dir}/no-such-build-dir"],
+        result_dir=result_dir, series_hash=series, tree_head=head)
+    (result_dir / "console.log").write_text("\n".join(lines) + ("\n" if lines else ""))
+    (result_dir / "build.log").write_text("Building KUnit Kernel ...\n" + (
+        "kernel/time/ktimer.c:12:1: error: expected ';' before '}' token\n" if build_failed else ""))
+    (result_dir / "results.json").write_text(json.dumps(document, indent=1) + "\n")
+    return result_dir, document
+
+
+class RecordingTestCase(TempDirTestCase):
+    """A results directory with its database (results/results.sqlite) and runs recorded into it."""
+
+    START = 1_764_810_000   # 2025-12-04 01:00 UTC
+
+    def setUp(self):
+        super().setUp()
+        self.results = self.tmp / "results"
+        self.db = self.results / "results.sqlite"
+
+    def record_run(self, console, hours=0, **kwargs):
+        """Write <arch>-<config>/ from a console fixture (kunit_result_dir) and record it; returns the build row."""
+        import record
+        result_dir, _ = kunit_result_dir(self.results, console, start=self.START + hours * 3600, **kwargs)
+        return quiet(record.record, result_dir, self.db, self.tmp / "no-tree")[0]

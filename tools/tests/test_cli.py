@@ -1,7 +1,7 @@
 import json
 from unittest import mock
 
-from helpers import MATRIX_TEXT, TempDirTestCase, quiet, write
+from helpers import MATRIX_TEXT, TempDirTestCase, quiet, write, write_matrix
 
 import ktimers
 import kunit_run
@@ -24,8 +24,7 @@ def doc(passed, status="PASS"):
 class CliTest(TempDirTestCase):
     def setUp(self):
         super().setUp()
-        self.matrix = write(self.tmp / "kunit_configs" / "matrix", MATRIX)
-        write(self.tmp / "kunit_configs" / "up.config", "# CONFIG_SMP is not set\n")
+        self.matrix = write_matrix(self.tmp, MATRIX)
         self.results = self.tmp / "results"
 
     def summary(self, *args):

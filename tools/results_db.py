@@ -1,0 +1,233 @@
+"""The results database: every run in SQLite, in tables that mirror KCIDB v4.
+
+    checkouts   the source tested: the Debian kernel package plus the ktimers series
+    builds      one row per run (KUnit, guest selftests, later benchmarks): arch,
+                configuration, compiler, times, the build's status and the run's verdict
+    tests       one row per suite, case and parameter (path suite.case.param) with its
+                KCIDB status and the line of its KTAP result in the stored console log
+
+The database lives at build/results/results.sqlite unless $KTIMERS_RESULTS_DB or
+--db says otherwise; the logs of each run are copied next to it under store/<run>/
+and the database refers to them by paths relative to its own directory, so the
+directory can be moved or archived as a whole. docs/results.md documents the columns
+and shows sqlite3 queries.
+"""
+
+import json
+import os
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+from common import RESULTS_DIR, ToolError, rel
+
+DB_ENV = "KTIMERS_RESULTS_DB"
+DB_NAME = "results.sqlite"
+STORE_NAME = "store"
+SCHEMA_VERSION = 1
+ORIGIN = "ktimers"
+TEST_STATUSES = ("PASS", "FAIL", "SKIP", "ERROR", "MISS", "DONE")
+BAD_STATUSES = ("FAIL", "ERROR", "MISS")
+BUILD_STATUSES = ("PASS", "FAIL", "ERROR")
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT
+);
+CREATE TABLE IF NOT EXISTS checkouts (
+    id                    TEXT PRIMARY KEY,  -- 'ktimers:' + tree head (or series hash)
+    origin                TEXT NOT NULL,
+    tree_name             TEXT,              -- the Debian source package, linux-source-6.12
+    git_commit_hash       TEXT,              -- head of branch ktimers in build/linux (series applied)
+    git_repository_branch TEXT,
+    patchset_hash         TEXT,              -- series hash (ktimers.py apply --hash)
+    base_version          TEXT,              -- upstream kernel version, 6.12.118
+    package_version       TEXT,              -- Debian package version, 6.12.118-1~deb12u1
+    start_time            TEXT,              -- first run of this checkout
+    valid                 INTEGER,
+    misc                  TEXT               -- JSON
+);
+CREATE TABLE IF NOT EXISTS builds (
+    id             TEXT PRIMARY KEY,         -- 'ktimers:<arch>-<config>-<UTC start>'
+    checkout_id    TEXT NOT NULL REFERENCES checkouts(id),
+    origin         TEXT NOT NULL,
+    architecture   TEXT NOT NULL,
+    config_name    TEXT NOT NULL,            -- configuration of kunit_configs/matrix, or 'selftests'
+    kind           TEXT NOT NULL,            -- kunit | selftests
+    compiler       TEXT,
+    kernel_version TEXT,                     -- release of the booted kernel (uname -r)
+    start_time     TEXT NOT NULL,            -- ISO 8601, UTC
+    duration       REAL,                     -- seconds spent building the kernel; NULL if only booted
+    run_duration   REAL,                     -- seconds for the whole run
+    status         TEXT NOT NULL CHECK (status IN ('PASS', 'FAIL', 'ERROR')),  -- FAIL: build/config error
+    run_status     TEXT NOT NULL,            -- the run's verdict: PASS FAIL CRASH TIMEOUT BUILD_ERROR ...
+    command        TEXT,
+    log_url        TEXT,                     -- build log, relative to the database's directory
+    console_url    TEXT,                     -- console log (KTAP), relative to the database's directory
+    environment    TEXT,                     -- JSON {comment, misc}: QEMU -smp, kernel arguments
+    comment        TEXT,
+    misc           TEXT                      -- JSON: counts, problems, findings, mode, ...
+);
+CREATE TABLE IF NOT EXISTS tests (
+    id          TEXT PRIMARY KEY,            -- '<build id>:<path>'
+    build_id    TEXT NOT NULL REFERENCES builds(id) ON DELETE CASCADE,
+    origin      TEXT NOT NULL,
+    path        TEXT NOT NULL,               -- suite.case.param, KCIDB characters only
+    name        TEXT,                        -- the last component as the test printed it
+    status      TEXT NOT NULL CHECK (status IN ('PASS', 'FAIL', 'SKIP', 'ERROR', 'MISS', 'DONE')),
+    start_time  TEXT,
+    duration    REAL,                        -- seconds, when the log has timestamps
+    log_url     TEXT,                        -- console log, relative to the database's directory
+    log_line    INTEGER,                     -- line of the test's KTAP result (or first output) in it
+    log_excerpt TEXT,                        -- diagnostic lines of a test that did not pass
+    comment     TEXT,
+    misc        TEXT                         -- JSON
+);
+CREATE INDEX IF NOT EXISTS tests_by_build ON tests(build_id, path);
+CREATE INDEX IF NOT EXISTS builds_by_run ON builds(architecture, config_name, start_time);
+"""
+
+CHECKOUT_COLUMNS = ("id", "origin", "tree_name", "git_commit_hash", "git_repository_branch", "patchset_hash",
+                    "base_version", "package_version", "start_time", "valid", "misc")
+BUILD_COLUMNS = ("id", "checkout_id", "origin", "architecture", "config_name", "kind", "compiler",
+                 "kernel_version", "start_time", "duration", "run_duration", "status", "run_status", "command",
+                 "log_url", "console_url", "environment", "comment", "misc")
+TEST_COLUMNS = ("id", "build_id", "origin", "path", "name", "status", "start_time", "duration", "log_url",
+                "log_line", "log_excerpt", "comment", "misc")
+
+
+def db_path(flag=None, results_dir=RESULTS_DIR):
+    """--db, else $KTIMERS_RESULTS_DB, else <results dir>/results.sqlite."""
+    return Path(flag or os.environ.get(DB_ENV) or Path(results_dir) / DB_NAME)
+
+
+def store_dir(path):
+    """Where the logs of the runs recorded in the database at `path` are kept."""
+    return Path(path).parent / STORE_NAME
+
+
+def _bad_database(path, error):
+    return ToolError(f"{rel(path)} is not a usable results database ({error})",
+                     f"move it away (mv {rel(path)} {rel(path)}.broken) and record the runs again: "
+                     "`python3 tools/ktimers.py record` imports build/results/*/results.json")
+
+
+def connect(path, create=False):
+    """Open the database; create=True makes it (and its tables) when missing.
+
+    Problems a user can hit (no database yet, a file that is not SQLite, a database
+    written by a newer version of these tools) become ToolErrors that say what to do."""
+    path = Path(path)
+    if not create and not path.is_file():
+        raise ToolError(f"no results database at {rel(path)}",
+                        "run the tests first (`make test`, `make kunit`), or import existing results with "
+                        "`python3 tools/ktimers.py record`; --db or $KTIMERS_RESULTS_DB pick another file")
+    if create:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        connection = sqlite3.connect(str(path))
+        connection.row_factory = sqlite3.Row
+        connection.execute("PRAGMA foreign_keys = ON")
+        if create:
+            connection.executescript(SCHEMA)
+            connection.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            connection.commit()
+        row = connection.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    except sqlite3.DatabaseError as error:
+        raise _bad_database(path, error) from None
+    if row is None:
+        connection.close()
+        raise _bad_database(path, "no schema version")
+    if int(row["value"]) > SCHEMA_VERSION:
+        connection.close()
+        raise ToolError(f"{rel(path)} has schema version {row['value']}, newer than these tools "
+                        f"({SCHEMA_VERSION})", "update this checkout, or point --db at another database")
+    return connection
+
+
+def _insert(connection, table, columns, row):
+    connection.execute(f"INSERT OR REPLACE INTO {table} ({', '.join(columns)}) "
+                       f"VALUES ({', '.join('?' * len(columns))})", [row.get(column) for column in columns])
+
+
+def _merge_checkout(connection, checkout):
+    """A checkout seen again (another run of the same tree) keeps what it knew and learns what it did not;
+    its start_time is its earliest run's."""
+    updates = ", ".join(f"{column} = COALESCE(checkouts.{column}, excluded.{column})"
+                        for column in CHECKOUT_COLUMNS if column not in ("id", "start_time"))
+    connection.execute(
+        f"INSERT INTO checkouts ({', '.join(CHECKOUT_COLUMNS)}) VALUES ({', '.join('?' * len(CHECKOUT_COLUMNS))}) "
+        f"ON CONFLICT(id) DO UPDATE SET {updates}, "
+        "start_time = MIN(COALESCE(checkouts.start_time, excluded.start_time), "
+        "COALESCE(excluded.start_time, checkouts.start_time))",
+        [checkout.get(column) for column in CHECKOUT_COLUMNS])
+
+
+def insert_run(connection, checkout, build, tests):
+    """Add one run; the same build id again replaces the earlier record of it (re-recording is safe)."""
+    with connection:
+        _merge_checkout(connection, checkout)
+        connection.execute("DELETE FROM tests WHERE build_id = ?", (build["id"],))
+        _insert(connection, "builds", BUILD_COLUMNS, build)
+        for test in tests:
+            _insert(connection, "tests", TEST_COLUMNS, test)
+
+
+def write_run(path, checkout, build, tests):
+    with closing(connect(path, create=True)) as connection:
+        try:
+            insert_run(connection, checkout, build, tests)
+        except sqlite3.DatabaseError as error:
+            raise _bad_database(path, error) from None
+
+
+# ---- queries ------------------------------------------------------------------------
+
+def decoded(row):
+    """A row as a dict, with the JSON columns parsed."""
+    data = dict(row)
+    for key in ("misc", "environment"):
+        if isinstance(data.get(key), str):
+            try:
+                data[key] = json.loads(data[key])
+            except ValueError:
+                data[key] = {}
+    return data
+
+
+def query(connection, sql, params=()):
+    try:
+        return [decoded(row) for row in connection.execute(sql, params)]
+    except sqlite3.DatabaseError as error:
+        raise ToolError(f"the results database cannot be read ({error})",
+                        "move it away and record the runs again (`python3 tools/ktimers.py record`)") from None
+
+
+def runs(connection, arch=None, config=None):
+    """Builds joined with their checkout, oldest first; optionally of one arch and configuration."""
+    where, params = [], []
+    if arch:
+        where.append("b.architecture = ?")
+        params.append(arch)
+    if config:
+        where.append("b.config_name = ?")
+        params.append(config)
+    sql = ("SELECT b.*, c.patchset_hash, c.git_commit_hash, c.package_version, c.base_version "
+           "FROM builds b JOIN checkouts c ON c.id = b.checkout_id"
+           + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY b.start_time, b.id")
+    return query(connection, sql, params)
+
+
+def labels(connection):
+    """(arch, config) pairs that have runs."""
+    return [(row["architecture"], row["config_name"]) for row in
+            query(connection, "SELECT DISTINCT architecture, config_name FROM builds ORDER BY 1, 2")]
+
+
+def tests_of(connection, build_id):
+    return query(connection, "SELECT * FROM tests WHERE build_id = ? ORDER BY rowid", (build_id,))
+
+
+def table(connection, name):
+    return query(connection, f"SELECT * FROM {name} ORDER BY rowid")
