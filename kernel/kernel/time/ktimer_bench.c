@@ -10,9 +10,9 @@
  *  - start_stop: start and cancel one timer while n others are pending;
  *  - modify:     re-arm a pending timer among n;
  *  - expiry:     n timers due at the same time, callbacks per second;
- *  - latency:    n timers at random sub-jiffy offsets, callback time minus
- *		  the requested expiry (low-resolution boots: the bound is one
- *		  jiffy);
+ *  - latency:    n timers at random sub-jiffy offsets over 25 jiffies,
+ *		  callback time minus the requested expiry (low-resolution
+ *		  boots: the bound is one jiffy);
  *  - size:       the timer structures and the per-CPU bases.
  *
  * Everything runs in one kthread bound to CPU 0; every timer is pinned
@@ -30,6 +30,7 @@
 #define pr_fmt(fmt) "ktimer_bench: " fmt
 
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/gfp.h>
 #include <linux/hrtimer.h>
 #include <linux/init.h>
@@ -60,11 +61,11 @@ MODULE_PARM_DESC(max_n, "skip workloads with more timers than this");
 #define BENCH_LATENCY_N		10000
 /* Far enough to never expire during a run */
 #define BENCH_FAR_NS		(3600LL * NSEC_PER_SEC)
-/* Arming the expiry and latency timers must end before the first is due */
-#define BENCH_LEAD_NS		(100LL * NSEC_PER_MSEC)
-#define BENCH_ARM_NS_EACH	(20LL * NSEC_PER_USEC)
-/* Latency offsets stay within the wheel's first level (63 jiffies) */
-#define BENCH_SPREAD_JIFFIES	50
+/* Arming the expiry timers must end before they are due */
+#define BENCH_LEAD_NS		(40LL * NSEC_PER_MSEC)
+#define BENCH_ARM_NS_EACH	(5LL * NSEC_PER_USEC)
+/* The latency timers are due over this many jiffies */
+#define BENCH_SPREAD_JIFFIES	25
 
 static const unsigned long bench_sizes[] = { 0, 100, 10000, 1000000 };
 static const unsigned long expiry_sizes[] = { 100, 10000, 100000 };
@@ -521,36 +522,71 @@ static void bench_ops(const struct bench_api *api, enum bench_op op,
 		quantile(costs, BENCH_BATCHES, 990));
 }
 
-/*
- * Arm @pool's timers at @lead plus a random offset below @spread (all at
- * @lead when @spread is 0), wait until all fired.  Returns how many did.
- */
-static unsigned long fire_all(struct bench_pool *pool, s64 spread)
+static void fire_begin(unsigned long n)
 {
-	unsigned long i, fired;
-	struct bench_expiry exp;
-	struct bench_epoch epoch;
-	struct rnd_state rnd;
-	s64 lead = BENCH_LEAD_NS + BENCH_ARM_NS_EACH * (s64)pool->n;
-	s64 wait_ns = lead + spread + 30LL * NSEC_PER_SEC;
-
 	atomic_set(&bench.fired, 0);
-	bench.expect = pool->n;
+	bench.expect = n;
 	reinit_completion(&bench.done);
+}
 
-	prandom_seed_state(&rnd, BENCH_SEED + 2);
+/* Wait for the callbacks of fire_begin(); returns how many ran */
+static unsigned long fire_wait(struct bench_pool *pool, s64 until_ns)
+{
+	s64 wait_ns = until_ns - ktime_get() + 30LL * NSEC_PER_SEC;
+
+	wait_for_completion_timeout(&bench.done,
+				    nsecs_to_jiffies(max(wait_ns, 0LL)) + 1);
+	return min_t(unsigned long, atomic_read(&bench.fired), pool->n);
+}
+
+/* Arm all of @pool's timers for one instant, far enough for the arming */
+static unsigned long fire_at_once(struct bench_pool *pool)
+{
+	s64 lead = BENCH_LEAD_NS + BENCH_ARM_NS_EACH * (s64)pool->n;
+	struct bench_epoch epoch;
+	struct bench_expiry exp;
+	unsigned long i;
+
+	fire_begin(pool->n);
 	epoch_now(&epoch);
+	expiry_at(&exp, &epoch, lead);
 	for (i = 0; i < pool->n; i++) {
-		expiry_at(&exp, &epoch,
-			  spread ? random_offset(&rnd, lead, spread) : lead);
 		pool->api->arm(pool_at(pool, i), &exp);
 		if (!(i % 1024))
 			cond_resched();
 	}
-	wait_for_completion_timeout(&bench.done,
-				    nsecs_to_jiffies(wait_ns) + 1);
-	fired = min_t(unsigned long, atomic_read(&bench.fired), pool->n);
-	return fired;
+	return fire_wait(pool, exp.ns);
+}
+
+/*
+ * Arm @pool's timers at random offsets below @spread, each one only two
+ * jiffies before it is due: the wheel keeps timers that close in its
+ * first level, where it is exact to the jiffy, and the other APIs do not
+ * care how early they are armed.
+ */
+static unsigned long fire_spread(struct bench_pool *pool, s64 *offsets,
+				 s64 spread)
+{
+	const s64 lead = 2 * (s64)TICK_NSEC;
+	struct bench_epoch epoch;
+	struct bench_expiry exp;
+	struct rnd_state rnd;
+	unsigned long i;
+
+	prandom_seed_state(&rnd, BENCH_SEED + 2);
+	for (i = 0; i < pool->n; i++)
+		offsets[i] = random_offset(&rnd, lead, spread);
+	sort(offsets, pool->n, sizeof(*offsets), cmp_s64, NULL);
+
+	fire_begin(pool->n);
+	epoch_now(&epoch);
+	for (i = 0; i < pool->n; i++) {
+		while (ktime_sub(ktime_get(), epoch.ns) < offsets[i] - lead)
+			usleep_range(50, 100);
+		expiry_at(&exp, &epoch, offsets[i]);
+		pool->api->arm(pool_at(pool, i), &exp);
+	}
+	return fire_wait(pool, exp.ns);
 }
 
 /* n timers due at once: callbacks per second from the first to the last */
@@ -566,7 +602,7 @@ static void bench_expiry(const struct bench_api *api, unsigned long n)
 		return;
 	}
 	bench.lateness = NULL;
-	fired = fire_all(&pool, 0);
+	fired = fire_at_once(&pool);
 	span = ktime_sub(bench.last, bench.first);
 	pool_release(&pool);
 
@@ -577,23 +613,24 @@ static void bench_expiry(const struct bench_api *api, unsigned long n)
 		span, fired);
 }
 
-/* Callback time minus requested expiry, timers spread over 50 jiffies */
+/* Callback time minus requested expiry, timers spread over 25 jiffies */
 static void bench_latency(const struct bench_api *api)
 {
 	const unsigned long n = BENCH_LATENCY_N;
 	struct bench_pool pool;
 	unsigned long fired;
-	s64 *lateness;
+	s64 *lateness, *offsets;
 
 	lateness = kvcalloc(n, sizeof(*lateness), GFP_KERNEL);
-	if (!lateness || pool_get(&pool, api, n)) {
-		kvfree(lateness);
+	offsets = kvcalloc(n, sizeof(*offsets), GFP_KERNEL);
+	if (!lateness || !offsets || pool_get(&pool, api, n)) {
 		pr_info("skip workload=latency api=%s n=%lu reason=nomem\n",
 			api->name, n);
-		return;
+		goto out;
 	}
 	bench.lateness = lateness;
-	fired = fire_all(&pool, BENCH_SPREAD_JIFFIES * (s64)TICK_NSEC);
+	fired = fire_spread(&pool, offsets,
+			    BENCH_SPREAD_JIFFIES * (s64)TICK_NSEC);
 	pool_release(&pool);
 	bench.lateness = NULL;
 
@@ -607,6 +644,8 @@ static void bench_latency(const struct bench_api *api)
 		pr_info("result workload=latency api=%s n=%lu fired=0\n",
 			api->name, n);
 	}
+out:
+	kvfree(offsets);
 	kvfree(lateness);
 }
 
