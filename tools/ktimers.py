@@ -5,6 +5,7 @@
     ktimers.py pin [--write]           check kernel/base.pin (or rewrite it from the installed package)
     ktimers.py tree                    extract the pinned kernel into build/linux (once)
     ktimers.py apply [--force|--hash]  apply kernel/series as commits on branch ktimers
+    ktimers.py import [--rev REV]      rewrite kernel/series from the commits base..REV in the tree
     ktimers.py kunit ARCH...           build + boot + run KUnit per arch and configuration, write results.json
     ktimers.py summary ARCH...         table of results, closing `N passed, N failed`
     ktimers.py matrix                  list the test configurations (kunit_configs/matrix)
@@ -65,6 +66,11 @@ def cmd_apply(args):
         print(series.series_hash())
         return
     series.apply(Path(args.tree), force=args.force)
+
+
+def cmd_import(args):
+    import series_import
+    series_import.import_series(Path(args.tree), rev=args.rev)
 
 
 def selected_configurations(args):
@@ -269,6 +275,10 @@ def build_parser():
     command = add("apply", cmd_apply, "apply kernel/series to the tree on branch ktimers", tree=True)
     command.add_argument("--force", action="store_true", help="discard local modifications in the tree")
     command.add_argument("--hash", action="store_true", help="only print the series hash")
+
+    command = add("import", cmd_import, "rewrite kernel/ (series, patches, added files) from the commits "
+                                        "base..REV in the tree", tree=True)
+    command.add_argument("--rev", default="HEAD", help="last commit of the series (default HEAD)")
 
     def add_configs(command):
         command.add_argument("--config", action="append", metavar="NAME",
