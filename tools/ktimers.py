@@ -6,6 +6,7 @@
     ktimers.py tree                    extract the pinned kernel into build/linux (once)
     ktimers.py apply [--force|--hash]  apply kernel/series as commits on branch ktimers
     ktimers.py import [--rev REV]      rewrite kernel/series from the commits base..REV in the tree
+    ktimers.py series [--out DIR]      git format-patch the applied series with a cover letter (build/series)
     ktimers.py kunit ARCH...           build + boot + run KUnit per arch and configuration, write results.json
     ktimers.py summary ARCH...         table of results, closing `N passed, N failed`
     ktimers.py matrix                  list the test configurations (kunit_configs/matrix)
@@ -29,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from arches import ARCHES, DEFAULT_ARCHES, get_arch  # noqa: E402
 from baseline import BASELINE_FILE  # noqa: E402
-from common import DEFAULT_TREE, PIN_FILE, RESULTS_DIR, ToolError, progress, rel  # noqa: E402
+from common import BUILD_DIR, DEFAULT_TREE, PIN_FILE, RESULTS_DIR, ToolError, progress, rel  # noqa: E402
 from known_failures import KNOWN_FILE as KNOWN_FAILURES  # noqa: E402
 from matrix import MATRIX_FILE  # noqa: E402
 from selftest_plan import PLAN_FILE as SELFTEST_PLAN  # noqa: E402
@@ -71,6 +72,13 @@ def cmd_apply(args):
 def cmd_import(args):
     import series_import
     series_import.import_series(Path(args.tree), rev=args.rev)
+
+
+def cmd_series(args):
+    import series_export
+    files = series_export.export(Path(args.tree), out_dir=Path(args.out))
+    progress("series", f"{len(files) - 1} patches and the cover letter in {rel(Path(args.out))}/; "
+                       f"send with `git send-email --to=... {rel(Path(args.out))}/*.patch`")
 
 
 def selected_configurations(args):
@@ -279,6 +287,10 @@ def build_parser():
     command = add("import", cmd_import, "rewrite kernel/ (series, patches, added files) from the commits "
                                         "base..REV in the tree", tree=True)
     command.add_argument("--rev", default="HEAD", help="last commit of the series (default HEAD)")
+
+    command = add("series", cmd_series, "export the applied series with git format-patch --cover-letter",
+                  tree=True)
+    command.add_argument("--out", default=str(BUILD_DIR / "series"), help="output directory (default build/series)")
 
     def add_configs(command):
         command.add_argument("--config", action="append", metavar="NAME",
