@@ -7,6 +7,7 @@
     ktimers.py apply [--force|--hash]  apply kernel/series as commits on branch ktimers
     ktimers.py import [--rev REV]      rewrite kernel/series from the commits base..REV in the tree
     ktimers.py series [--out DIR]      git format-patch the applied series with a cover letter (build/series)
+    ktimers.py series-check            per patch: checkpatch, kernel-doc, i386 builds with ktimers on and off
     ktimers.py kunit ARCH...           build + boot + run KUnit per arch and configuration, write results.json
     ktimers.py summary ARCH...         table of results, closing `N passed, N failed`
     ktimers.py matrix                  list the test configurations (kunit_configs/matrix)
@@ -79,6 +80,24 @@ def cmd_series(args):
     files = series_export.export(Path(args.tree), out_dir=Path(args.out))
     progress("series", f"{len(files) - 1} patches and the cover letter in {rel(Path(args.out))}/; "
                        f"send with `git send-email --to=... {rel(Path(args.out))}/*.patch`")
+
+
+def cmd_series_check(args):
+    import series_check
+    builds = [] if args.builds == "none" else [b for b in args.builds.split(",") if b]
+    for name in builds:
+        if name not in series_check.BUILDS:
+            raise ToolError(f"unknown build {name!r}", f"use {','.join(series_check.BUILDS)} or none")
+    first, _, last = args.patches.partition("-")
+    try:
+        first, last = (int(first) if first else 1), (int(last) if last else None)
+    except ValueError:
+        raise ToolError(f"--patches {args.patches!r}: expected N or A-B, e.g. 3-5") from None
+    if args.patches and "-" not in args.patches:
+        last = first
+    results, maintainers = series_check.check(Path(args.tree), builds=builds, first=first, last=last,
+                                              jobs=args.jobs, use_ccache=not args.no_ccache)
+    return 1 if maintainers or not all(result.ok for result in results) else 0
 
 
 def selected_configurations(args):
@@ -291,6 +310,15 @@ def build_parser():
     command = add("series", cmd_series, "export the applied series with git format-patch --cover-letter",
                   tree=True)
     command.add_argument("--out", default=str(BUILD_DIR / "series"), help="output directory (default build/series)")
+
+    command = add("series-check", cmd_series_check, "export the series, then per patch: checkpatch --strict, "
+                  "kernel-doc, and i386 builds with CONFIG_KTIMERS=y and =n", tree=True)
+    command.add_argument("--builds", default="ktimers,stock",
+                         help="comma-separated builds per patch: ktimers (the default kunitconfig), stock "
+                              "(tinyconfig, KTIMERS off); `none` for the static checks only")
+    command.add_argument("--patches", default="", help="only these patches: N or A-B (default: all)")
+    command.add_argument("--jobs", type=int, default=None, help="make -j (default: number of CPUs)")
+    command.add_argument("--no-ccache", action="store_true", help="do not compile through ccache")
 
     def add_configs(command):
         command.add_argument("--config", action="append", metavar="NAME",
