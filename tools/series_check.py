@@ -303,7 +303,7 @@ class Builder:
         start = time.monotonic()
         steps = self.ktimers_steps(sha) if name == "ktimers" else self.stock_steps()
         lines, failed = [], False
-        with Heartbeat("series-check", f"still building {ARCH}-{name} for patch {number}", interval=60):
+        with Heartbeat("series-check", f"building {ARCH}-{name} for patch {number}", interval=60):
             for step in steps:
                 if callable(step):
                     problem = step()
