@@ -10,9 +10,10 @@ For each patch of `make series` (build/series/NNNN-*.patch, the commits of branc
   that commit (a warning the file already had at `base` does not count), and for an .rst it
   adds, kernel-doc -rst on every `.. kernel-doc::` directive with the directive's options;
 - builds, in a worktree of the tree (build/series-check/linux) checked out at the commit:
-  `ktimers`: i386 with the root .kunitconfig (as `make kunit` builds it), through kunit.py
-  build; options the series has not introduced yet at that commit are left out, every other
-  must be met. `stock`: i386 tinyconfig plus POSIX_TIMERS, so CONFIG_KTIMERS=n, the edits to
+  `ktimers`: i386 with the root .kunitconfig (as `make kunit` builds it) plus every bool or
+  tristate option the series adds (CONFIG_KTIMER_BENCH, say), through kunit.py build;
+  options the series has not introduced yet at that commit are left out, every other must
+  be met. `stock`: i386 tinyconfig plus POSIX_TIMERS, so CONFIG_KTIMERS=n, the edits to
   existing files must leave the stock kernel building. Both link vmlinux and bzImage, and a
   compiler warning in a file the series touches fails the patch like an error.
 
@@ -232,6 +233,32 @@ def kconfig_symbols(tree, sha):
     return set(SYMBOL_DEF_RE.findall(proc.stdout))
 
 
+def series_options(tree, base, head):
+    """The bool/tristate options the series adds to Kconfig files, in order."""
+    diff = git(tree, "diff", "--no-color", "-U0", base, head, "--", "*Kconfig*").stdout
+    options, current = [], None
+    for line in diff.splitlines():
+        match = re.match(r"^\+\s*(?:menu)?config\s+(\w+)\s*$", line)
+        if match:
+            current = match.group(1)
+        elif current and re.match(r"^\+\s*(bool|tristate)\b", line):
+            options.append(current)
+            current = None
+        elif not line.startswith("+"):
+            current = None
+    return list(dict.fromkeys(options))
+
+
+def with_series_options(text, options):
+    """The kunitconfig plus `CONFIG_X=y` for each series option it does not set already."""
+    present = {match.group(1) or match.group(2) for match in map(KUNIT_OPTION_RE.match, text.splitlines())
+               if match}
+    extra = [f"CONFIG_{option}=y" for option in options if option not in present]
+    if not extra:
+        return text
+    return text + "# every option the series adds is on (series-check)\n" + "\n".join(extra) + "\n"
+
+
 def filter_kunitconfig(text, symbols):
     """(kept text, [left-out symbols]): drop `CONFIG_X=` lines whose symbol does not exist yet."""
     kept, dropped = [], []
@@ -280,6 +307,7 @@ class Builder:
         self.make_cc = ccache_make_option(_arch()) if use_ccache else None
         self.touched = set()        # paths the series changes: their compiler warnings count
         self.left_out = []          # kunitconfig options the last ktimers build left out
+        self.series_options = []    # options the series adds: all on in the ktimers build
 
     def prepare(self):
         """A worktree of the tree at build/series-check/linux (made once, reused)."""
@@ -336,6 +364,7 @@ class Builder:
         build_dir.mkdir(parents=True, exist_ok=True)
         default = matrix.load(self.repo / "kunit_configs" / "matrix").get("default")
         text, _ = matrix.effective_kunitconfig(default, ARCH, self.repo)
+        text = with_series_options(text, self.series_options)
         text, self.left_out = filter_kunitconfig(text, kconfig_symbols(self.tree, sha))
         kunitconfig = build_dir / "series-check.kunitconfig"
         if not kunitconfig.is_file() or kunitconfig.read_text() != text:
@@ -394,6 +423,7 @@ def check(tree, builds=BUILDS, first=1, last=None, out_dir=series_export.SERIES_
         builder = builder or Builder(tree, check_dir, jobs, use_ccache)
         builder.prepare()
         builder.touched = touched_paths(tree, base, head)
+        builder.series_options = series_options(tree, base, head)
     progress("series-check", f"patches {first}-{last} of {len(chain)}: checkpatch --strict, kernel-doc"
                              + (f", builds {', '.join(f'{ARCH}-{b}' for b in builds)}" if builds else
                                 " (no builds)"))

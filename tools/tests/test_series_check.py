@@ -138,6 +138,25 @@ class CheckOnTreeTest(SeriesTestBase):
                                             "kernel/time/ktimer_test.c is in no F: line of the KTIMERS entry"])
 
 
+class SeriesOptionsTest(SeriesTestBase):
+    def test_options_the_series_adds_are_turned_on(self):
+        write(self.tree / "kernel" / "time" / "Kconfig", "config OLD\n\tbool \"old\"\n")
+        git(self.tree, "add", "-A")
+        git(self.tree, "commit", "-q", "-m", "kconfig at base")
+        git(self.tree, "tag", "-f", "base0")
+        write(self.tree / "kernel" / "time" / "Kconfig",
+              "config OLD\n\tbool \"old\"\n\nconfig KTIMERS\n\tbool \"ktimers\"\n\n"
+              "config KTIMER_KUNIT_TEST\n\ttristate \"tests\" if !KUNIT_ALL_TESTS\n\n"
+              "config KTIMER_SLOTS\n\tint \"slots\"\n\tdefault 8\n")
+        git(self.tree, "commit", "-q", "-am", "options")
+        options = series_check.series_options(self.tree, "base0", "HEAD")
+        self.assertEqual(options, ["KTIMERS", "KTIMER_KUNIT_TEST"])
+        text = series_check.with_series_options("CONFIG_KUNIT=y\nCONFIG_KTIMERS=y\n", options)
+        self.assertEqual(text.splitlines()[-1], "CONFIG_KTIMER_KUNIT_TEST=y")
+        self.assertEqual(text.count("CONFIG_KTIMERS=y"), 1)
+        self.assertEqual(series_check.with_series_options("CONFIG_X=y\n", []), "CONFIG_X=y\n")
+
+
 class BuilderTest(TempDirTestCase):
     """Builder.build: the steps' output becomes the patch's verdict."""
 
