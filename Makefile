@@ -43,7 +43,7 @@ REPORT_SELECTION := $(if $(strip $(CONFIGS)),$(CONFIG_FLAGS) $(SELFTEST_SUMMARY)
 .NOTPARALLEL:
 .DEFAULT_GOAL := all
 .PHONY: all test selftest check tools-test style deps pin tree apply kunit summary report baseline export-kcidb \
-	soak sanitizers clean distclean help
+	soak sanitizers series series-check clean distclean help
 
 ## all: deps + tree + apply + kunit per arch in ARCHES and configuration in CONFIGS + summary (default)
 all:
@@ -110,6 +110,18 @@ tree:
 apply:
 	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
 
+## series: apply kernel/, then git format-patch the series with a cover letter into build/series/
+series:
+	@$(KTIMERS) tree --tree $(TREE)
+	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
+	@$(KTIMERS) series --tree $(TREE)
+
+## series-check: make series, then per patch: checkpatch --strict, kernel-doc, i386 builds with KTIMERS=y and =n
+series-check:
+	@$(KTIMERS) tree --tree $(TREE)
+	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
+	@$(KTIMERS) series-check --tree $(TREE)
+
 ## kunit: apply kernel/, then build, boot and run the KUnit suites for each arch in ARCHES and configuration in CONFIGS
 kunit:
 	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
@@ -153,9 +165,10 @@ sanitizers:
 	@$(KTIMERS) kunit --tree $(TREE) --config kasan --config kcsan --timeout $(SOAK_TIMEOUT) $(SANITIZER_ARCHES) || true
 	@$(KTIMERS) summary --config kasan --config kcsan $(SANITIZER_ARCHES)
 
-## clean: remove kunit build dirs and results, the results database and its stored logs too (keeps the kernel tree)
+## clean: remove kunit and series-check build dirs, the exported series and results, the results database and its stored logs too (keeps the kernel tree)
 clean:
-	rm -rf build/kunit build/results
+	rm -rf build/kunit build/results build/series build/series-check
+	@if [ -d $(TREE)/.git ]; then git -C $(TREE) worktree prune; fi
 
 ## distclean: remove everything under build/, including the kernel tree
 distclean:

@@ -5,6 +5,9 @@
     ktimers.py pin [--write]           check kernel/base.pin (or rewrite it from the installed package)
     ktimers.py tree                    extract the pinned kernel into build/linux (once)
     ktimers.py apply [--force|--hash]  apply kernel/series as commits on branch ktimers
+    ktimers.py import [--rev REV]      rewrite kernel/series from the commits base..REV in the tree
+    ktimers.py series [--out DIR]      git format-patch the applied series with a cover letter (build/series)
+    ktimers.py series-check            per patch: checkpatch, kernel-doc, i386 builds with ktimers on and off
     ktimers.py kunit ARCH...           build + boot + run KUnit per arch and configuration, write results.json
     ktimers.py summary ARCH...         table of results, closing `N passed, N failed`
     ktimers.py matrix                  list the test configurations (kunit_configs/matrix)
@@ -28,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from arches import ARCHES, DEFAULT_ARCHES, get_arch  # noqa: E402
 from baseline import BASELINE_FILE  # noqa: E402
-from common import DEFAULT_TREE, PIN_FILE, RESULTS_DIR, ToolError, progress, rel  # noqa: E402
+from common import BUILD_DIR, DEFAULT_TREE, PIN_FILE, RESULTS_DIR, ToolError, progress, rel  # noqa: E402
 from known_failures import KNOWN_FILE as KNOWN_FAILURES  # noqa: E402
 from matrix import MATRIX_FILE  # noqa: E402
 from selftest_plan import PLAN_FILE as SELFTEST_PLAN  # noqa: E402
@@ -65,6 +68,36 @@ def cmd_apply(args):
         print(series.series_hash())
         return
     series.apply(Path(args.tree), force=args.force)
+
+
+def cmd_import(args):
+    import series_import
+    series_import.import_series(Path(args.tree), rev=args.rev)
+
+
+def cmd_series(args):
+    import series_export
+    files = series_export.export(Path(args.tree), out_dir=Path(args.out))
+    progress("series", f"{len(files) - 1} patches and the cover letter in {rel(Path(args.out))}/; "
+                       f"send with `git send-email --to=... {rel(Path(args.out))}/*.patch`")
+
+
+def cmd_series_check(args):
+    import series_check
+    builds = [] if args.builds == "none" else [b for b in args.builds.split(",") if b]
+    for name in builds:
+        if name not in series_check.BUILDS:
+            raise ToolError(f"unknown build {name!r}", f"use {','.join(series_check.BUILDS)} or none")
+    first, _, last = args.patches.partition("-")
+    try:
+        first, last = (int(first) if first else 1), (int(last) if last else None)
+    except ValueError:
+        raise ToolError(f"--patches {args.patches!r}: expected N or A-B, e.g. 3-5") from None
+    if args.patches and "-" not in args.patches:
+        last = first
+    results, maintainers = series_check.check(Path(args.tree), builds=builds, first=first, last=last,
+                                              jobs=args.jobs, use_ccache=not args.no_ccache)
+    return 1 if maintainers or not all(result.ok for result in results) else 0
 
 
 def selected_configurations(args):
@@ -269,6 +302,23 @@ def build_parser():
     command = add("apply", cmd_apply, "apply kernel/series to the tree on branch ktimers", tree=True)
     command.add_argument("--force", action="store_true", help="discard local modifications in the tree")
     command.add_argument("--hash", action="store_true", help="only print the series hash")
+
+    command = add("import", cmd_import, "rewrite kernel/ (series, patches, added files) from the commits "
+                                        "base..REV in the tree", tree=True)
+    command.add_argument("--rev", default="HEAD", help="last commit of the series (default HEAD)")
+
+    command = add("series", cmd_series, "export the applied series with git format-patch --cover-letter",
+                  tree=True)
+    command.add_argument("--out", default=str(BUILD_DIR / "series"), help="output directory (default build/series)")
+
+    command = add("series-check", cmd_series_check, "export the series, then per patch: checkpatch --strict, "
+                  "kernel-doc, and i386 builds with CONFIG_KTIMERS=y and =n", tree=True)
+    command.add_argument("--builds", default="ktimers,stock",
+                         help="comma-separated builds per patch: ktimers (the default kunitconfig), stock "
+                              "(tinyconfig, KTIMERS off); `none` for the static checks only")
+    command.add_argument("--patches", default="", help="only these patches: N or A-B (default: all)")
+    command.add_argument("--jobs", type=int, default=None, help="make -j (default: number of CPUs)")
+    command.add_argument("--no-ccache", action="store_true", help="do not compile through ccache")
 
     def add_configs(command):
         command.add_argument("--config", action="append", metavar="NAME",

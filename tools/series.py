@@ -2,6 +2,12 @@
 
 Each .commit file is a commit message, a line `---`, then `add: <in-tree path>`
 (copy kernel/<path> into the tree) and `patch: <file in kernel/patches/>` lines.
+
+kernel/<path> is always a file's final content. When a later patch changes a file that
+an `add:` line introduced (the debug objects patch adding hooks to ktimer.c, say), the
+add takes those hunks back out: it applies the later patches in reverse, latest first,
+to that file only. So each commit shows the file as it was at that point of the series,
+and the hunks are stored once, in the patch of the commit that adds them.
 The commit chain is built with plumbing on a temporary index with fixed
 author/dates, so the same input always gives the same commit hashes and the
 working tree is only touched once, by `git reset --hard` at the end (git only
@@ -10,6 +16,7 @@ rewrites files whose content changed, so kbuild rebuilds incrementally).
 
 import hashlib
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +33,8 @@ AUTHOR = ("ktimers project", "ktimers@localhost")
 # Editor leftovers are never kernel files; everything else under kernel/ must be claimed.
 IGNORED_SUFFIXES = ("~", ".swp", ".swo", ".orig", ".rej")
 IGNORED_NAMES = (".DS_Store", ".gitkeep")
+# `diff --git a/<old> b/<new>`: the path a patch changes (paths with spaces are not kernel paths).
+DIFF_GIT_RE = re.compile(r"^diff --git a/(\S+) b/(\S+)$", re.MULTILINE)
 
 
 @dataclass
@@ -160,6 +169,15 @@ def series_hash(kernel_dir=KERNEL_DIR, commits=None):
     return digest.hexdigest()
 
 
+def patch_paths(patch):
+    """The in-tree paths a patch file changes, in order."""
+    text = Path(patch).read_text(errors="replace")
+    paths = [match.group(2) for match in DIFF_GIT_RE.finditer(text)]
+    if not paths:
+        paths = [line[6:].split("\t")[0].strip() for line in text.splitlines() if line.startswith("+++ b/")]
+    return list(dict.fromkeys(paths))
+
+
 def file_mode(path):
     return "100755" if os.access(path, os.X_OK) else "100644"
 
@@ -186,23 +204,29 @@ class ChainBuilder:
         """Return [(sha, commit)] for the series on top of base."""
         parent = self.git("rev-parse", f"{BASE_TAG}^{{commit}}").stdout.strip()
         self.git("read-tree", parent)
+        # Every patch step with the commit it belongs to and the paths it changes, in series order.
+        patch_steps = [(index, commit, step, patch_paths(self.kernel_dir / PATCHES_SUBDIR / step.arg))
+                       for index, commit in enumerate(commits) for step in commit.steps
+                       if step.kind == "patch"]
         chain = []
-        for commit in commits:
+        for index, commit in enumerate(commits):
+            later = [entry for entry in patch_steps if entry[0] > index]
             pending_adds = []
             for step in commit.steps:
                 if step.kind == "add":
                     pending_adds.append(step.arg)
                 else:
-                    self.add_files(pending_adds)
+                    self.add_files(pending_adds, commit, later)
                     pending_adds = []
                     self.apply_patch(commit, step)
-            self.add_files(pending_adds)
+            self.add_files(pending_adds, commit, later)
             tree_sha = self.git("write-tree").stdout.strip()
             parent = self.git("commit-tree", tree_sha, "-p", parent, input=commit.message).stdout.strip()
             chain.append((parent, commit))
         return chain
 
-    def add_files(self, paths):
+    def add_files(self, paths, commit=None, later=()):
+        """Add kernel/<path> for each path, then withhold what later patches change in them."""
         if not paths:
             return
         sources = [str(self.kernel_dir / path) for path in paths]
@@ -210,6 +234,26 @@ class ChainBuilder:
                         input="\n".join(sources) + "\n").stdout.split()
         index_info = "".join(f"{file_mode(src)} {sha}\t{path}\n" for src, sha, path in zip(sources, shas, paths))
         self.git("update-index", "--add", "--index-info", input=index_info)
+        for _, later_commit, step, touched in reversed(later):
+            mine = [path for path in paths if path in touched]
+            if mine:
+                self.withhold_patch(commit, mine, later_commit, step)
+
+    def withhold_patch(self, commit, paths, later_commit, step):
+        """Reverse-apply a later commit's patch to files this commit adds (final -> as of now)."""
+        patch = self.kernel_dir / PATCHES_SUBDIR / step.arg
+        includes = [f"--include={path}" for path in paths]
+        proc = self.git("apply", "--cached", "--reverse", "--whitespace=nowarn", *includes, str(patch),
+                        check=False)
+        if proc.returncode != 0:
+            names = ", ".join(f"kernel/{path}" for path in paths)
+            raise ToolError(
+                f"{rel(commit.path)} adds {names}, and the later patch kernel/{PATCHES_SUBDIR}/{step.arg} "
+                f"(from {rel(later_commit.path)}) changes it, but that patch cannot be taken back out "
+                f"of the final file:\n{proc.stderr.strip()}",
+                "the file was edited where the later patch's hunks are; redo the edit in the commit that "
+                "owns those lines (git rebase -i in the tree) and rewrite kernel/ from the branch with "
+                "`python3 tools/ktimers.py import`")
 
     def apply_patch(self, commit, step):
         patch = self.kernel_dir / PATCHES_SUBDIR / step.arg

@@ -269,3 +269,70 @@ class SeriesHashTest(SeriesTestBase):
         self.assertNotEqual(first, second)
         write(self.kernel / "base.pin", "package = other\n")
         self.assertNotEqual(second, series.series_hash(self.kernel))
+
+
+DEBUG_PATCH = """diff --git a/kernel/time/ktimer.c b/kernel/time/ktimer.c
+--- a/kernel/time/ktimer.c
++++ b/kernel/time/ktimer.c
+@@ -1,2 +1,3 @@
+ int ktimer;
++int debug_hook;
+ int end;
+diff --git a/kernel/time/Makefile b/kernel/time/Makefile
+--- a/kernel/time/Makefile
++++ b/kernel/time/Makefile
+@@ -1,2 +1,3 @@
+ obj-y += timer.o
+ obj-$(CONFIG_KTIMERS) += ktimer.o
++obj-$(CONFIG_DEBUG) += ktimer_debug.o
+"""
+
+USERS_PATCH = """diff --git a/kernel/time/ktimer.c b/kernel/time/ktimer.c
+--- a/kernel/time/ktimer.c
++++ b/kernel/time/ktimer.c
+@@ -1,3 +1,4 @@
+ int ktimer;
+ int debug_hook;
++int users_hook;
+ int end;
+"""
+
+
+class WithholdTest(SeriesTestBase):
+    """A later patch that changes a file an earlier commit adds is taken back out of that add."""
+
+    def setUp(self):
+        super().setUp()
+        write(self.kernel / "kernel" / "time" / "ktimer.c", "int ktimer;\nint debug_hook;\nint users_hook;\nint end;\n")
+        write(self.kernel / "patches" / "0003-debug.patch", DEBUG_PATCH)
+        write(self.kernel / "patches" / "0004-users.patch", USERS_PATCH)
+        write(self.kernel / "series" / "03-debug.commit", "ktimers: debug hooks\n---\npatch: 0003-debug.patch\n")
+        write(self.kernel / "series" / "04-users.commit", "ktimers: users hook\n---\npatch: 0004-users.patch\n")
+
+    def file_at(self, rev, path="kernel/time/ktimer.c"):
+        return git(self.tree, "show", f"{rev}:{path}") + "\n"
+
+    def test_each_commit_shows_the_file_as_of_that_commit(self):
+        self.apply()
+        self.assertEqual(self.file_at("HEAD~3"), "int ktimer;\nint end;\n")
+        self.assertEqual(self.file_at("HEAD~1"), "int ktimer;\nint debug_hook;\nint end;\n")
+        self.assertEqual(self.file_at("HEAD"), (self.kernel / "kernel" / "time" / "ktimer.c").read_text())
+        # The debug patch's Makefile hunk is applied once, in its own commit.
+        self.assertNotIn("ktimer_debug.o", self.file_at("HEAD~2", "kernel/time/Makefile"))
+        self.assertIn("ktimer_debug.o", self.file_at("HEAD~1", "kernel/time/Makefile"))
+        diff = git(self.tree, "show", "--format=", "HEAD~1", "--", "kernel/time/ktimer.c")
+        self.assertIn("+int debug_hook;", diff)
+
+    def test_patch_paths(self):
+        self.assertEqual(series.patch_paths(self.kernel / "patches" / "0003-debug.patch"),
+                         ["kernel/time/ktimer.c", "kernel/time/Makefile"])
+        self.assertEqual(series.patch_paths(self.kernel / "patches" / "0002-hook.patch"), ["kernel/time/timer.c"])
+        write(self.tmp / "plain.patch", "--- a/x.c\n+++ b/x.c\t2024-01-01\n@@ -1 +1 @@\n-a\n+b\n")
+        self.assertEqual(series.patch_paths(self.tmp / "plain.patch"), ["x.c"])
+
+    def test_final_file_edited_inside_a_later_hunk(self):
+        write(self.kernel / "kernel" / "time" / "ktimer.c", "int ktimer;\nint debug_hook = 1;\nint users_hook;\nint end;\n")
+        error = str(quiet_raises(self, ToolError, series.apply, self.tree, self.kernel)[0])
+        self.assertIn("01-core.commit adds kernel/kernel/time/ktimer.c", error)
+        self.assertIn("0004-users.patch", error)
+        self.assertIn("import", error)
