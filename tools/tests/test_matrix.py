@@ -117,6 +117,22 @@ class LoadTest(TempDirTestCase):
         self.assertTrue(default.runs_on("i386"))    # no arches: every arch
         self.assertRegex(matrix.describe(loaded)[-1], r"^kcsan\s+no\s+x86_64\s")
 
+    def test_suites_narrows_the_suites_run_and_expected(self):
+        loaded = self.load(GOOD + "\n[bench]\nsuites = ktimer_mo*\n")
+        bench, default = loaded.get("bench"), loaded.get("default")
+        self.assertEqual(bench.suites, "ktimer_mo*")
+        self.assertTrue(bench.runs_suite("ktimer_modes"))
+        self.assertFalse(bench.runs_suite("ktimer_errors"))
+        self.assertTrue(default.runs_suite("ktimer_errors"))    # no suites: every suite
+        self.assertEqual(bench.to_dict()["suites"], "ktimer_mo*")
+        self.assertIsNone(default.to_dict()["suites"])
+        self.assertRegex(matrix.describe(loaded)[-1], r"^bench\s.*\sktimer_mo\*\s*$")
+        for bad in ("ktimer_modes.ktimer_start_mode_test", "ktimer_modes ktimer_errors", "a/b"):
+            with self.subTest(suites=bad):
+                message = self.error(f"[default]\nby_default = yes\nsuites = {bad}\n")
+                self.assertIn("matrix:3:", message)
+                self.assertIn("suites must be one glob", message)
+
     def test_a_matrix_that_runs_nothing_is_an_error(self):
         self.assertIn("by_default = yes", self.error("[default]\nsmp = 2\n"))
         self.assertIn("no configuration", self.error("# empty\n"))
