@@ -232,6 +232,13 @@ class RepositoryMatrixTest(unittest.TestCase):
         self.assertEqual(loaded.get("kcsan").arches, ("x86_64",))
         self.assertFalse(loaded.get("kcsan").by_default)
         self.assertFalse(loaded.get("soak").by_default)
+        # the benchmark: one production-like build booted twice, one tiny suite, never in make test
+        bench, bench_lowres = loaded.get("bench"), loaded.get("bench-lowres")
+        self.assertEqual((bench.fragments, bench.suites, bench.smp), (("bench",), "ktimer_modes", 2))
+        self.assertEqual(bench_lowres.build_dir_name("i386"), bench.build_dir_name("i386"))
+        self.assertEqual(bench.kernel_args, ("ktimer_bench.run=1",))
+        self.assertEqual(bench_lowres.kernel_args, ("ktimer_bench.run=1", "ktimer.highres=0"))
+        self.assertFalse(bench.by_default or bench_lowres.by_default)
 
     def test_shipped_up_kunitconfig_turns_smp_off(self):
         up = matrix.load().get("up")
