@@ -1,0 +1,672 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktimers benchmark: ktimers, hrtimers and the timer wheel side by side
+ *
+ * The 2005 posting argued that a time-ordered tree of timers costs a little
+ * more per operation than the timer wheel but saves the cascade.  6.12 has
+ * both competitors in the same kernel, so one boot runs the same workloads
+ * on the three APIs:
+ *
+ *  - start_stop: start and cancel one timer while n others are pending;
+ *  - modify:     re-arm a pending timer among n;
+ *  - expiry:     n timers due at the same time, callbacks per second;
+ *  - latency:    n timers at random sub-jiffy offsets, callback time minus
+ *		  the requested expiry (low-resolution boots: the bound is one
+ *		  jiffy);
+ *  - size:       the timer structures and the per-CPU bases.
+ *
+ * Everything runs in one kthread bound to CPU 0; every timer is pinned
+ * there (KTIMER bases are per-CPU, HRTIMER_MODE_*_PINNED, TIMER_PINNED),
+ * and every measured batch runs with interrupts disabled, the same way for
+ * the three.  Expiries come from one seeded generator, so each API sees the
+ * same sequence.  The results are printed as "ktimer_bench: ..." lines of
+ * key=value pairs; timing never decides anything here.  Under software
+ * emulation the absolute figures mean little: the ratios within one boot
+ * are the result.
+ *
+ * Runs at boot when the kernel is started with ktimer_bench.run=1.
+ */
+
+#define pr_fmt(fmt) "ktimer_bench: " fmt
+
+#include <linux/completion.h>
+#include <linux/gfp.h>
+#include <linux/hrtimer.h>
+#include <linux/init.h>
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
+#include <linux/ktimer.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/prandom.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/timer.h>
+
+#include "ktimer_internal.h"
+
+static bool run;
+module_param(run, bool, 0444);
+MODULE_PARM_DESC(run, "run the ktimers benchmark at boot");
+
+static unsigned long max_n = 1000000;
+module_param(max_n, ulong, 0444);
+MODULE_PARM_DESC(max_n, "skip workloads with more timers than this");
+
+#define BENCH_BATCH		64	/* operations per timed batch */
+#define BENCH_BATCHES		101	/* timed batches per figure */
+#define BENCH_SEED		20050919
+#define BENCH_LATENCY_N		10000
+/* Far enough to never expire during a run */
+#define BENCH_FAR_NS		(3600LL * NSEC_PER_SEC)
+/* Arming the expiry and latency timers must end before the first is due */
+#define BENCH_LEAD_NS		(100LL * NSEC_PER_MSEC)
+#define BENCH_ARM_NS_EACH	(20LL * NSEC_PER_USEC)
+/* Latency offsets stay within the wheel's first level (63 jiffies) */
+#define BENCH_SPREAD_JIFFIES	50
+
+static const unsigned long bench_sizes[] = { 0, 100, 10000, 1000000 };
+static const unsigned long expiry_sizes[] = { 100, 10000, 100000 };
+
+/* The state the callbacks of one expiry or latency run report to */
+static struct {
+	atomic_t	fired;
+	unsigned long	expect;
+	s64		*lateness;	/* one per timer, in firing order */
+	ktime_t		first;
+	ktime_t		last;
+	struct completion done;
+} bench;
+
+static void bench_fired(ktime_t target)
+{
+	ktime_t now = ktime_get();
+	unsigned long i = atomic_inc_return(&bench.fired) - 1;
+
+	if (i >= bench.expect)
+		return;
+	if (bench.lateness)
+		bench.lateness[i] = ktime_sub(now, target);
+	if (!i)
+		bench.first = now;
+	bench.last = now;
+	if (i + 1 == bench.expect)
+		complete(&bench.done);
+}
+
+/* ---- the three APIs behind one set of operations ---- */
+
+/* Expiry in both units, so that no API pays for a conversion in a batch */
+struct bench_expiry {
+	ktime_t		ns;		/* CLOCK_MONOTONIC */
+	unsigned long	jiffies;	/* not before .ns */
+};
+
+struct bench_api {
+	const char	*name;
+	unsigned int	size;			/* of one element */
+	unsigned int	timer_size;		/* of the API's timer struct */
+	unsigned int	percpu_size;		/* 0: not visible from here */
+	void		(*init)(void *elem);
+	void		(*arm)(void *elem, const struct bench_expiry *e);
+	void		(*cancel)(void *elem);
+	void		(*destroy)(void *elem);
+};
+
+struct bench_ktimer {
+	struct ktimer	timer;
+	ktime_t		target;
+};
+
+static void bench_ktimer_fn(void *data)
+{
+	struct bench_ktimer *e = data;
+
+	bench_fired(e->target);
+}
+
+static void bench_ktimer_init(void *elem)
+{
+	struct bench_ktimer *e = elem;
+
+	init_ktimer_mono(&e->timer);
+	e->timer.function = bench_ktimer_fn;
+	e->timer.data = e;
+}
+
+/* NOCHECK: an expiry the arming loop has passed fires at once, as with the others */
+static void bench_ktimer_arm(void *elem, const struct bench_expiry *exp)
+{
+	struct bench_ktimer *e = elem;
+
+	e->target = exp->ns;
+	modify_ktimer(&e->timer, &exp->ns, KTIMER_ABS | KTIMER_NOCHECK);
+}
+
+static void bench_ktimer_cancel(void *elem)
+{
+	struct bench_ktimer *e = elem;
+
+	try_to_stop_ktimer(&e->timer);
+}
+
+static void bench_ktimer_destroy(void *elem)
+{
+	struct bench_ktimer *e = elem;
+
+	stop_ktimer(&e->timer);
+}
+
+struct bench_hrtimer {
+	struct hrtimer	timer;
+	ktime_t		target;
+};
+
+static enum hrtimer_restart bench_hrtimer_fn(struct hrtimer *timer)
+{
+	struct bench_hrtimer *e = container_of(timer, struct bench_hrtimer, timer);
+
+	bench_fired(e->target);
+	return HRTIMER_NORESTART;
+}
+
+static void bench_hrtimer_setup(void *elem, enum hrtimer_mode mode)
+{
+	struct bench_hrtimer *e = elem;
+
+	hrtimer_init(&e->timer, CLOCK_MONOTONIC, mode);
+	e->timer.function = bench_hrtimer_fn;
+}
+
+static void bench_hrtimer_init(void *elem)
+{
+	bench_hrtimer_setup(elem, HRTIMER_MODE_ABS_PINNED);
+}
+
+static void bench_hrtimer_soft_init(void *elem)
+{
+	bench_hrtimer_setup(elem, HRTIMER_MODE_ABS_PINNED_SOFT);
+}
+
+static void bench_hrtimer_arm(void *elem, const struct bench_expiry *exp)
+{
+	struct bench_hrtimer *e = elem;
+
+	e->target = exp->ns;
+	hrtimer_start(&e->timer, exp->ns, HRTIMER_MODE_ABS_PINNED);
+}
+
+static void bench_hrtimer_soft_arm(void *elem, const struct bench_expiry *exp)
+{
+	struct bench_hrtimer *e = elem;
+
+	e->target = exp->ns;
+	hrtimer_start(&e->timer, exp->ns, HRTIMER_MODE_ABS_PINNED_SOFT);
+}
+
+static void bench_hrtimer_cancel(void *elem)
+{
+	struct bench_hrtimer *e = elem;
+
+	hrtimer_try_to_cancel(&e->timer);
+}
+
+static void bench_hrtimer_destroy(void *elem)
+{
+	struct bench_hrtimer *e = elem;
+
+	hrtimer_cancel(&e->timer);
+}
+
+struct bench_wheel {
+	struct timer_list timer;
+	ktime_t		target;
+};
+
+static void bench_wheel_fn(struct timer_list *timer)
+{
+	struct bench_wheel *e = from_timer(e, timer, timer);
+
+	bench_fired(e->target);
+}
+
+static void bench_wheel_init(void *elem)
+{
+	struct bench_wheel *e = elem;
+
+	timer_setup(&e->timer, bench_wheel_fn, TIMER_PINNED);
+}
+
+static void bench_wheel_arm(void *elem, const struct bench_expiry *exp)
+{
+	struct bench_wheel *e = elem;
+
+	e->target = exp->ns;
+	mod_timer(&e->timer, exp->jiffies);
+}
+
+static void bench_wheel_cancel(void *elem)
+{
+	struct bench_wheel *e = elem;
+
+	timer_delete(&e->timer);
+}
+
+static void bench_wheel_destroy(void *elem)
+{
+	struct bench_wheel *e = elem;
+
+	timer_shutdown_sync(&e->timer);
+}
+
+static const struct bench_api api_ktimer = {
+	.name = "ktimer",
+	.size = sizeof(struct bench_ktimer),
+	.timer_size = sizeof(struct ktimer),
+	.percpu_size = sizeof(struct ktimer_cpu_bases),
+	.init = bench_ktimer_init,
+	.arm = bench_ktimer_arm,
+	.cancel = bench_ktimer_cancel,
+	.destroy = bench_ktimer_destroy,
+};
+
+static const struct bench_api api_hrtimer = {
+	.name = "hrtimer",
+	.size = sizeof(struct bench_hrtimer),
+	.timer_size = sizeof(struct hrtimer),
+	.percpu_size = sizeof(struct hrtimer_cpu_base),
+	.init = bench_hrtimer_init,
+	.arm = bench_hrtimer_arm,
+	.cancel = bench_hrtimer_cancel,
+	.destroy = bench_hrtimer_destroy,
+};
+
+/* Callbacks in the softirq, where ktimers run theirs */
+static const struct bench_api api_hrtimer_soft = {
+	.name = "hrtimer_soft",
+	.size = sizeof(struct bench_hrtimer),
+	.timer_size = sizeof(struct hrtimer),
+	.percpu_size = sizeof(struct hrtimer_cpu_base),
+	.init = bench_hrtimer_soft_init,
+	.arm = bench_hrtimer_soft_arm,
+	.cancel = bench_hrtimer_cancel,
+	.destroy = bench_hrtimer_destroy,
+};
+
+/* The wheel's per-CPU bases are private to timer.c */
+static const struct bench_api api_wheel = {
+	.name = "timer_list",
+	.size = sizeof(struct bench_wheel),
+	.timer_size = sizeof(struct timer_list),
+	.init = bench_wheel_init,
+	.arm = bench_wheel_arm,
+	.cancel = bench_wheel_cancel,
+	.destroy = bench_wheel_destroy,
+};
+
+static const struct bench_api *const bench_apis[] = {
+	&api_ktimer, &api_hrtimer, &api_wheel,
+};
+
+/* ---- timers by the million: page-sized chunks, no large vmalloc ---- */
+
+struct bench_pool {
+	const struct bench_api *api;
+	void		**pages;
+	unsigned long	npages;
+	unsigned long	n;
+	unsigned int	per_page;
+};
+
+static void *pool_at(const struct bench_pool *pool, unsigned long i)
+{
+	return pool->pages[i / pool->per_page] +
+	       (i % pool->per_page) * pool->api->size;
+}
+
+static void pool_free(struct bench_pool *pool)
+{
+	unsigned long i;
+
+	for (i = 0; i < pool->npages && pool->pages[i]; i++) {
+		free_page((unsigned long)pool->pages[i]);
+		if (!(i % 1024))
+			cond_resched();
+	}
+	kvfree(pool->pages);
+	pool->pages = NULL;
+}
+
+/* @n elements of @api, initialised; destroyed again by pool_release() */
+static int pool_get(struct bench_pool *pool, const struct bench_api *api,
+		    unsigned long n)
+{
+	unsigned long i;
+
+	pool->api = api;
+	pool->n = n;
+	pool->per_page = PAGE_SIZE / api->size;
+	pool->npages = DIV_ROUND_UP(n, pool->per_page);
+	pool->pages = kvcalloc(max(pool->npages, 1UL), sizeof(void *),
+			       GFP_KERNEL | __GFP_NOWARN);
+	if (!pool->pages)
+		return -ENOMEM;
+	for (i = 0; i < pool->npages; i++) {
+		pool->pages[i] = (void *)__get_free_page(GFP_KERNEL |
+							 __GFP_NOWARN);
+		if (!pool->pages[i]) {
+			pool_free(pool);
+			return -ENOMEM;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		api->init(pool_at(pool, i));
+		if (!(i % 1024))
+			cond_resched();
+	}
+	return 0;
+}
+
+static void pool_release(struct bench_pool *pool)
+{
+	unsigned long i;
+
+	for (i = 0; i < pool->n; i++) {
+		pool->api->destroy(pool_at(pool, i));
+		if (!(i % 1024))
+			cond_resched();
+	}
+	pool_free(pool);
+}
+
+/* ---- expiries ---- */
+
+/* The clock and jiffies read together, to convert expiries outside batches */
+struct bench_epoch {
+	ktime_t		ns;
+	unsigned long	jiffies;
+};
+
+static void epoch_now(struct bench_epoch *epoch)
+{
+	epoch->jiffies = jiffies;
+	epoch->ns = ktime_get();
+}
+
+/*
+ * @offset ns after @epoch.  The wheel fires at a tick: one jiffy more than
+ * the rounded-up offset, since the current jiffy began before @epoch.
+ */
+static void expiry_at(struct bench_expiry *exp, const struct bench_epoch *epoch,
+		      s64 offset)
+{
+	exp->ns = ktime_add_ns(epoch->ns, offset);
+	exp->jiffies = epoch->jiffies + 1 +
+		       nsecs_to_jiffies(offset + TICK_NSEC - 1);
+}
+
+static s64 random_offset(struct rnd_state *rnd, s64 from, s64 span)
+{
+	u64 r = ((u64)prandom_u32_state(rnd) << 32) | prandom_u32_state(rnd);
+
+	return from + (s64)div64_u64(r, div64_u64(U64_MAX, span) + 1);
+}
+
+/* Queue all n elements far in the future, at the same expiries for each API */
+static void arm_background(struct bench_pool *pool, const struct bench_epoch *epoch)
+{
+	struct rnd_state rnd;
+	struct bench_expiry exp;
+	unsigned long i;
+
+	prandom_seed_state(&rnd, BENCH_SEED);
+	for (i = 0; i < pool->n; i++) {
+		expiry_at(&exp, epoch, random_offset(&rnd, BENCH_FAR_NS,
+						     BENCH_FAR_NS));
+		pool->api->arm(pool_at(pool, i), &exp);
+		if (!(i % 1024))
+			cond_resched();
+	}
+}
+
+/* ---- figures ---- */
+
+static int cmp_s64(const void *a, const void *b)
+{
+	s64 x = *(const s64 *)a, y = *(const s64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The value below which @permille of the sorted @v fall */
+static s64 quantile(const s64 *v, unsigned long n, unsigned int permille)
+{
+	return v[div_u64((u64)(n - 1) * permille, 1000)];
+}
+
+/* ---- workloads ---- */
+
+enum bench_op { BENCH_START_STOP, BENCH_MODIFY };
+
+static const char *const op_names[] = {
+	[BENCH_START_STOP] = "start_stop",
+	[BENCH_MODIFY] = "modify",
+};
+
+/* Too big for the stack of a 32-bit kernel; one benchmark thread uses them */
+static struct bench_expiry batch_exps[BENCH_BATCH];
+static s64 batch_costs[BENCH_BATCHES];
+
+/* One timed batch: ns per operation */
+static s64 timed_batch(const struct bench_api *api, void *elem,
+		       const struct bench_expiry *exps, enum bench_op op)
+{
+	unsigned long flags;
+	ktime_t start, end;
+	int i;
+
+	local_irq_save(flags);
+	start = ktime_get();
+	for (i = 0; i < BENCH_BATCH; i++) {
+		api->arm(elem, &exps[i]);
+		if (op == BENCH_START_STOP)
+			api->cancel(elem);
+	}
+	end = ktime_get();
+	local_irq_restore(flags);
+	return div_s64(ktime_sub(end, start), BENCH_BATCH);
+}
+
+/* start_stop or modify of one more timer while @n others are pending */
+static void bench_ops(const struct bench_api *api, enum bench_op op,
+		      unsigned long n)
+{
+	struct bench_expiry *exps = batch_exps;
+	s64 *costs = batch_costs;
+	struct bench_epoch epoch;
+	struct bench_pool pool;
+	struct rnd_state rnd;
+	void *elem;
+	int r, i;
+
+	if (n > max_n || pool_get(&pool, api, n + 1)) {
+		pr_info("skip workload=%s api=%s n=%lu reason=%s\n", op_names[op],
+			api->name, n, n > max_n ? "max_n" : "nomem");
+		return;
+	}
+	epoch_now(&epoch);
+	pool.n = n;			/* the last element is measured */
+	arm_background(&pool, &epoch);
+	pool.n = n + 1;
+	elem = pool_at(&pool, n);
+
+	prandom_seed_state(&rnd, BENCH_SEED + 1);
+	if (op == BENCH_MODIFY) {
+		expiry_at(&exps[0], &epoch, BENCH_FAR_NS);
+		api->arm(elem, &exps[0]);
+	}
+	for (r = 0; r < BENCH_BATCHES; r++) {
+		for (i = 0; i < BENCH_BATCH; i++)
+			expiry_at(&exps[i], &epoch,
+				  random_offset(&rnd, BENCH_FAR_NS, BENCH_FAR_NS));
+		costs[r] = timed_batch(api, elem, exps, op);
+		cond_resched();
+	}
+	pool_release(&pool);
+
+	sort(costs, BENCH_BATCHES, sizeof(*costs), cmp_s64, NULL);
+	pr_info("result workload=%s api=%s n=%lu median_ns=%lld p99_ns=%lld\n",
+		op_names[op], api->name, n, quantile(costs, BENCH_BATCHES, 500),
+		quantile(costs, BENCH_BATCHES, 990));
+}
+
+/*
+ * Arm @pool's timers at @lead plus a random offset below @spread (all at
+ * @lead when @spread is 0), wait until all fired.  Returns how many did.
+ */
+static unsigned long fire_all(struct bench_pool *pool, s64 spread)
+{
+	unsigned long i, fired;
+	struct bench_expiry exp;
+	struct bench_epoch epoch;
+	struct rnd_state rnd;
+	s64 lead = BENCH_LEAD_NS + BENCH_ARM_NS_EACH * (s64)pool->n;
+	s64 wait_ns = lead + spread + 30LL * NSEC_PER_SEC;
+
+	atomic_set(&bench.fired, 0);
+	bench.expect = pool->n;
+	reinit_completion(&bench.done);
+
+	prandom_seed_state(&rnd, BENCH_SEED + 2);
+	epoch_now(&epoch);
+	for (i = 0; i < pool->n; i++) {
+		expiry_at(&exp, &epoch,
+			  spread ? random_offset(&rnd, lead, spread) : lead);
+		pool->api->arm(pool_at(pool, i), &exp);
+		if (!(i % 1024))
+			cond_resched();
+	}
+	wait_for_completion_timeout(&bench.done,
+				    nsecs_to_jiffies(wait_ns) + 1);
+	fired = min_t(unsigned long, atomic_read(&bench.fired), pool->n);
+	return fired;
+}
+
+/* n timers due at once: callbacks per second from the first to the last */
+static void bench_expiry(const struct bench_api *api, unsigned long n)
+{
+	struct bench_pool pool;
+	unsigned long fired;
+	s64 span;
+
+	if (n > max_n || pool_get(&pool, api, n)) {
+		pr_info("skip workload=expiry api=%s n=%lu reason=%s\n",
+			api->name, n, n > max_n ? "max_n" : "nomem");
+		return;
+	}
+	bench.lateness = NULL;
+	fired = fire_all(&pool, 0);
+	span = ktime_sub(bench.last, bench.first);
+	pool_release(&pool);
+
+	pr_info("result workload=expiry api=%s n=%lu callbacks_per_s=%llu span_ns=%lld fired=%lu\n",
+		api->name, n,
+		fired > 1 && span > 0 ?
+		div64_u64((u64)(fired - 1) * NSEC_PER_SEC, span) : 0,
+		span, fired);
+}
+
+/* Callback time minus requested expiry, timers spread over 50 jiffies */
+static void bench_latency(const struct bench_api *api)
+{
+	const unsigned long n = BENCH_LATENCY_N;
+	struct bench_pool pool;
+	unsigned long fired;
+	s64 *lateness;
+
+	lateness = kvcalloc(n, sizeof(*lateness), GFP_KERNEL);
+	if (!lateness || pool_get(&pool, api, n)) {
+		kvfree(lateness);
+		pr_info("skip workload=latency api=%s n=%lu reason=nomem\n",
+			api->name, n);
+		return;
+	}
+	bench.lateness = lateness;
+	fired = fire_all(&pool, BENCH_SPREAD_JIFFIES * (s64)TICK_NSEC);
+	pool_release(&pool);
+	bench.lateness = NULL;
+
+	if (fired) {
+		sort(lateness, fired, sizeof(*lateness), cmp_s64, NULL);
+		pr_info("result workload=latency api=%s n=%lu p50_ns=%lld p99_ns=%lld max_ns=%lld min_ns=%lld fired=%lu\n",
+			api->name, n, quantile(lateness, fired, 500),
+			quantile(lateness, fired, 990), lateness[fired - 1],
+			lateness[0], fired);
+	} else {
+		pr_info("result workload=latency api=%s n=%lu fired=0\n",
+			api->name, n);
+	}
+	kvfree(lateness);
+}
+
+static DECLARE_COMPLETION(bench_finished);
+
+static int ktimer_bench_thread(void *unused)
+{
+	bool highres = ktimer_highres_enabled();
+	ktime_t start = ktime_get();
+	int a, i;
+
+	init_completion(&bench.done);
+	pr_info("begin version=1 engine=%s hz=%d cpu=%d ncpus=%u batch=%d batches=%d\n",
+		highres ? "highres" : "lowres", HZ, raw_smp_processor_id(),
+		num_online_cpus(), BENCH_BATCH, BENCH_BATCHES);
+	for (a = 0; a < ARRAY_SIZE(bench_apis); a++)
+		pr_info("size api=%s timer_bytes=%u percpu_bytes=%d\n",
+			bench_apis[a]->name, bench_apis[a]->timer_size,
+			bench_apis[a]->percpu_size ?
+			(int)bench_apis[a]->percpu_size : -1);
+
+	/* The costs do not depend on the engine: measured in the highres boot */
+	if (highres) {
+		for (i = 0; i < ARRAY_SIZE(bench_sizes); i++)
+			for (a = 0; a < ARRAY_SIZE(bench_apis); a++) {
+				bench_ops(bench_apis[a], BENCH_START_STOP,
+					  bench_sizes[i]);
+				bench_ops(bench_apis[a], BENCH_MODIFY,
+					  bench_sizes[i]);
+			}
+		for (i = 0; i < ARRAY_SIZE(expiry_sizes); i++)
+			for (a = 0; a < ARRAY_SIZE(bench_apis); a++)
+				bench_expiry(bench_apis[a], expiry_sizes[i]);
+		bench_latency(&api_hrtimer);
+		bench_latency(&api_hrtimer_soft);
+	}
+	bench_latency(&api_ktimer);
+	bench_latency(&api_wheel);
+
+	pr_info("end elapsed_ms=%lld\n",
+		ktime_to_ms(ktime_sub(ktime_get(), start)));
+	complete(&bench_finished);
+	return 0;
+}
+
+/* Boot waits for the figures: init does not compete with the benchmark */
+static int __init ktimer_bench_init(void)
+{
+	struct task_struct *task;
+
+	if (!run)
+		return 0;
+	task = kthread_create(ktimer_bench_thread, NULL, "ktimer_bench");
+	if (IS_ERR(task)) {
+		pr_err("cannot start the benchmark thread: %ld\n", PTR_ERR(task));
+		return PTR_ERR(task);
+	}
+	kthread_bind(task, 0);
+	wake_up_process(task);
+	wait_for_completion(&bench_finished);
+	return 0;
+}
+late_initcall(ktimer_bench_init);
