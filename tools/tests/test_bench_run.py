@@ -10,6 +10,7 @@ from unittest import mock
 from helpers import DATA_DIR, TempDirTestCase, data_lines, kunit_result_dir, quiet, write, write_matrix
 
 import bench_run
+import kcidb
 import ktimers
 import record
 import report
@@ -117,6 +118,9 @@ class BenchCommandTest(TempDirTestCase):
                       figures)
         self.assertIn(("bench-lowres", "lowres", "latency", "ktimer", 10000, "max_ns", 3990000.0, None, 190), figures)
         self.assertEqual(tests, [("ktimer_modes",)])
+        exported = kcidb.export(db)      # the boots go to KCIDB as builds with their tests, not their figures
+        self.assertEqual(kcidb.validate(exported), [])
+        self.assertEqual(sorted(build["misc"]["kind"] for build in exported["builds"]), ["bench", "bench"])
         with closing(results_db.connect(db)) as connection:
             self.assertEqual(results_db.labels(connection), [])
             self.assertEqual(results_db.runs(connection), [])
