@@ -57,6 +57,26 @@ class GoodLogTest(unittest.TestCase):
         self.assertEqual(bench_parse.BenchRun.from_dict(None).status(), "absent")
 
 
+class RealLogTest(unittest.TestCase):
+    """The consoles of the first real `make bench ARCH=i386` (tools/tests/data/real-i386-bench-*.log)."""
+
+    def test_highres_boot(self):
+        run = bench_parse.parse(data_lines("real-i386-bench-highres.log"))
+        self.assertEqual((run.status(), run.problems, run.notes, run.skips), ("complete", [], [], []))
+        self.assertEqual(len(run.results), 12 + 12 + 9 + 4)
+        self.assertEqual(run.begin["engine"], "highres")
+        self.assertEqual(run.result("expiry", "ktimer", 100),
+                         {"callbacks_per_s": 1079866, "span_ns": 91678, "fired": 100})
+        self.assertEqual(run.result("latency", "timer_list", 10000)["min_ns"], 5228765)
+        self.assertEqual(run.end, {"elapsed_ms": 23478, "line": 206})
+
+    def test_lowres_boot(self):
+        run = bench_parse.parse(data_lines("real-i386-bench-lowres.log"))
+        self.assertEqual((run.status(), run.engine, run.begin["hz"]), ("complete", "lowres", 250))
+        self.assertEqual([(r["workload"], r["api"]) for r in run.results],
+                         [("latency", "ktimer"), ("latency", "timer_list")])
+
+
 class LineFormatTest(unittest.TestCase):
     def test_anything_before_the_prefix_is_dropped(self):
         for prefix in ("", "[   12.345678] ", "[    0.000000][    T1] ", "<6>[ 1.5] ", "\x1b[0m"):

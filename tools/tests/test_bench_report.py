@@ -35,6 +35,16 @@ class TextTest(unittest.TestCase):
         self.assertEqual([line.split()[0] for line in goals], ["met", "MISSED", "met", "met", "MISSED", "met"])
         self.assertIn("cost modify", goals[1])
 
+    def test_the_first_real_run(self):
+        lines = bench_report.text_lines("i386", [boot("highres", "real-i386-bench-highres.log"),
+                                                 boot("lowres", "real-i386-bench-lowres.log")])
+        goals = [line.split()[0] for line in lines if line.startswith("  ")]
+        self.assertEqual(goals, ["MISSED", "MISSED", "MISSED", "MISSED", "met", "MISSED"])
+        latency = next(line for line in lines if line.startswith("highres  latency"))
+        self.assertEqual(latency.split()[4:], ["99282", "109929", "226843", "37004612", "0.90", "0.44", "0.0027"])
+        self.assertIn("(hrtimer grew 4.16x)", next(line for line in lines if "growth start_stop" in line))
+        self.assertIn("max 5003690 ns, jiffy 4000000 ns (hz=250): 1.25 jiffy", lines[-3])
+
     def test_a_crashed_boot_is_named_and_its_figures_kept(self):
         crashed = boot("highres", "bench-i386-crashed.log", "CRASH", ["kernel panic at console line 219: ..."])
         lines = bench_report.text_lines("i386", [crashed, boot("lowres", "bench-i386-lowres.log")])

@@ -102,6 +102,10 @@ class DocumentTest(unittest.TestCase):
         self.assertTrue(any(t.startswith("INCOMPLETE") for t in texts))
         self.assertEqual(len(markers(root)["modify"]), 4)
 
+    def test_the_first_real_run(self):
+        panels = markers(ET.fromstring(render("real-i386-bench-highres.log")))
+        self.assertEqual((len(panels["start_stop"]), len(panels["modify"])), (12, 12))
+
     def test_a_panel_without_figures(self):
         run = bench_parse.parse(["ktimer_bench: begin version=1 engine=highres hz=250",
                                  "ktimer_bench: result workload=start_stop api=ktimer n=0 median_ns=5"])
