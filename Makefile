@@ -43,7 +43,7 @@ REPORT_SELECTION := $(if $(strip $(CONFIGS)),$(CONFIG_FLAGS) $(SELFTEST_SUMMARY)
 .NOTPARALLEL:
 .DEFAULT_GOAL := all
 .PHONY: all test selftest check tools-test style deps pin tree apply kunit summary report baseline export-kcidb \
-	soak sanitizers series series-check clean distclean help
+	soak sanitizers series series-check bench bench-report clean distclean help
 
 ## all: deps + tree + apply + kunit per arch in ARCHES and configuration in CONFIGS + summary (default)
 all:
@@ -147,14 +147,15 @@ export-kcidb:
 # sense for it; ARCH= picks another.
 SOAK_ARCHES       := $(if $(strip $(ARCH)),$(ARCH),i386)
 SANITIZER_ARCHES  := $(if $(strip $(ARCH)),$(ARCH),arm x86_64)
-SOAK_TIMEOUT      := $(if $(filter 1200,$(TIMEOUT)),3600,$(TIMEOUT))
+# The long runs get an hour per QEMU run unless TIMEOUT= says otherwise.
+LONG_TIMEOUT      := $(if $(filter 1200,$(TIMEOUT)),3600,$(TIMEOUT))
 
 ## soak: the long soak on ARCH (default i386): 4 CPUs, stress and fuzz 25x longer; fails on any lost or duplicated expiry
 soak:
 	@$(KTIMERS) deps $(SOAK_ARCHES)
 	@$(KTIMERS) tree --tree $(TREE)
 	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
-	@$(KTIMERS) kunit --tree $(TREE) --config soak --timeout $(SOAK_TIMEOUT) $(SOAK_ARCHES) || true
+	@$(KTIMERS) kunit --tree $(TREE) --config soak --timeout $(LONG_TIMEOUT) $(SOAK_ARCHES) || true
 	@$(KTIMERS) summary --config soak $(SOAK_ARCHES)
 
 ## sanitizers: the suites under KASAN (arm, x86_64) and KCSAN (x86_64); ARCH= narrows
@@ -162,8 +163,21 @@ sanitizers:
 	@$(KTIMERS) deps $(SANITIZER_ARCHES)
 	@$(KTIMERS) tree --tree $(TREE)
 	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
-	@$(KTIMERS) kunit --tree $(TREE) --config kasan --config kcsan --timeout $(SOAK_TIMEOUT) $(SANITIZER_ARCHES) || true
+	@$(KTIMERS) kunit --tree $(TREE) --config kasan --config kcsan --timeout $(LONG_TIMEOUT) $(SANITIZER_ARCHES) || true
 	@$(KTIMERS) summary --config kasan --config kcsan $(SANITIZER_ARCHES)
+
+## bench: the boot-time benchmark per arch in ARCHES: production-like kernel booted twice (highres, lowres), ktimers vs hrtimers vs timer_list; table, bench.svg, bench.json (figures, not pass/fail)
+# Exits non-zero only when a boot did not finish the benchmark (crash, timeout, build error);
+# the goals it prints are information.
+bench:
+	@$(KTIMERS) deps $(ARCHES)
+	@$(KTIMERS) tree --tree $(TREE)
+	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
+	@$(KTIMERS) bench --tree $(TREE) --timeout $(LONG_TIMEOUT) $(ARCHES)
+
+## bench-report: the table, bench.svg and bench.json of the last `make bench` again, from its console logs (no build, no boot)
+bench-report:
+	@$(KTIMERS) bench --report-only $(ARCHES)
 
 ## clean: remove kunit and series-check build dirs, the exported series and results, the results database and its stored logs too (keeps the kernel tree)
 clean:
@@ -183,7 +197,7 @@ help:
 	@echo "  ARCH=<arch>      run one arch (default ARCHES='$(ARCHES)'; also x86_64 arm64 riscv um)"
 	@echo "  CONFIG=<name>    run one configuration of kunit_configs/matrix (listed below)"
 	@echo "  CONFIGS='a b'    run several (default: those with yes under 'make test' below)"
-	@echo "  TIMEOUT=<s>      seconds allowed for the tests to run in QEMU (default 1200)"
+	@echo "  TIMEOUT=<s>      seconds allowed for the tests to run in QEMU (default 1200; soak, sanitizers, bench: 3600)"
 	@echo "  TREE=<dir>       kernel tree (default build/linux)"
 	@echo "  FORCE=1          let apply discard local modifications in the tree"
 	@echo "  FULL=1           make selftest: also the slow selftests (run = full in selftests/plan)"

@@ -14,6 +14,7 @@
     ktimers.py style                   checkpatch + kernel-doc on kernel/
     ktimers.py tools-test              the tools' own unit tests
     ktimers.py selftest ARCH...        the kernel's timer selftests in the guest, ktimer path on and off
+    ktimers.py bench ARCH...           the boot-time benchmark: ktimers vs hrtimers vs timer_list, table and plot
     ktimers.py record [RUN...]         add build/results/<arch>-<config>/ runs to the results database
     ktimers.py report ARCH...          latest runs vs the previous ones and the baseline; HTML page
     ktimers.py baseline ARCH...        rewrite results/baseline.json from the latest recorded runs
@@ -31,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from arches import ARCHES, DEFAULT_ARCHES, get_arch  # noqa: E402
 from baseline import BASELINE_FILE  # noqa: E402
-from common import BUILD_DIR, DEFAULT_TREE, PIN_FILE, RESULTS_DIR, ToolError, progress, rel  # noqa: E402
+from common import BUILD_DIR, DEFAULT_TREE, KUNIT_BUILD_DIR, PIN_FILE, RESULTS_DIR, ToolError, progress, rel  # noqa: E402
 from known_failures import KNOWN_FILE as KNOWN_FAILURES  # noqa: E402
 from matrix import MATRIX_FILE  # noqa: E402
 from selftest_plan import PLAN_FILE as SELFTEST_PLAN  # noqa: E402
@@ -131,13 +132,11 @@ def database(args):
     return results_db.db_path(getattr(args, "db", None), getattr(args, "results_dir", RESULTS_DIR))
 
 
-def cmd_kunit(args):
-    import kunit_run
-    failed = []
-    for arch in args.arches:
-        get_arch(arch)  # reject typos before a long build
-    configurations = selected_configurations(args)
-    for arch in args.arches:
+def run_configurations(args, arches, configurations, run_one, failed):
+    """Per arch, a plan line, then each configuration that runs on it, in matrix order, through keep_going
+    (so each run is recorded). run_one(arch, configuration, boot_only) -> results document; boot_only is
+    True when another configuration built the same build dir earlier in this invocation."""
+    for arch in arches:
         plan = []
         planned = set()
         for configuration in configurations:
@@ -151,19 +150,51 @@ def cmd_kunit(args):
     # Per arch, configurations in matrix order: a build dir another configuration shares is built
     # once, then only booted again (kunit.py exec) while it is warm.
     built = set()
-    for arch in args.arches:
+    for arch in arches:
         for configuration in configurations:
             if not configuration.runs_on(arch):
                 continue
             label = configuration.results_name(arch)
             build_dir = configuration.build_dir_name(arch)
-            document = keep_going(label, failed, lambda: kunit_run.run_suites(
-                Path(args.tree), arch, config=configuration, timeout=args.timeout, jobs=args.jobs,
-                use_ccache=not args.no_ccache, expect=args.expect_suites, boot_only=build_dir in built,
-                results_root=Path(args.results_dir)), args)
+            document = keep_going(label, failed, lambda: run_one(arch, configuration, build_dir in built), args)
             if document and document.get("built"):
                 built.add(build_dir)
+
+
+def run_options(args):
+    """The kunit_run.run_suites arguments `kunit` and `bench` take from the command line."""
+    return {"timeout": args.timeout, "jobs": args.jobs, "use_ccache": not args.no_ccache,
+            "results_root": Path(args.results_dir), "kunit_build_root": Path(args.kunit_build_dir)}
+
+
+def cmd_kunit(args):
+    import kunit_run
+    failed = []
+    for arch in args.arches:
+        get_arch(arch)  # reject typos before a long build
+    run_configurations(args, args.arches, selected_configurations(args), lambda arch, configuration, boot_only:
+                       kunit_run.run_suites(Path(args.tree), arch, config=configuration, expect=args.expect_suites,
+                                            boot_only=boot_only, **run_options(args)), failed)
     if failed:
+        return 1
+
+
+def cmd_bench(args):
+    import bench_run
+    import matrix
+    for arch in args.arches:
+        get_arch(arch)
+    configurations = matrix.load(Path(args.matrix)).select([name for name, _ in bench_run.CONFIGS])
+    unfinished = []
+    for arch in args.arches:
+        if not args.report_only:
+            run_configurations(args, [arch], configurations, lambda arch, configuration, boot_only: bench_run.boot(
+                Path(args.tree), arch, configuration, boot_only=boot_only, **run_options(args)), [])
+        if not bench_run.report(arch, Path(args.results_dir)):
+            unfinished.append(arch)
+    if unfinished:
+        print(f"bench: {' '.join(unfinished)}: a boot did not finish the benchmark (crash, timeout, build error "
+              "or no benchmark in the kernel): see the boot lines above", file=sys.stderr, flush=True)
         return 1
 
 
@@ -338,6 +369,18 @@ def build_parser():
                          help="suites that must report: auto (every kunit_suite in kernel/**/*.c), "
                               "none, or a comma-separated list")
 
+    command = add("bench", cmd_bench, "the boot-time benchmark per arch: build the production-like `bench` "
+                                      "kernel, boot it with each engine, print and write the figures (never "
+                                      "pass/fail; see docs/running.md#benchmarks)", tree=True)
+    command.add_argument("arches", nargs="*", default=list(DEFAULT_ARCHES), help=arch_help)
+    command.add_argument("--matrix", default=str(MATRIX_FILE), help=argparse.SUPPRESS)
+    command.add_argument("--results-dir", default=str(RESULTS_DIR), help=argparse.SUPPRESS)
+    command.add_argument("--timeout", type=int, default=3600, help="seconds per boot (default 3600)")
+    command.add_argument("--jobs", type=int, default=None, help="make -j (default: number of CPUs)")
+    command.add_argument("--no-ccache", action="store_true", help="do not compile through ccache")
+    command.add_argument("--report-only", action="store_true",
+                         help="no build or boot: report the consoles of the last run again")
+
     command = add("summary", cmd_summary, "print the results table; exit non-zero on any failure")
     command.add_argument("arches", nargs="*", default=list(DEFAULT_ARCHES), help=arch_help)
     add_configs(command)
@@ -360,8 +403,10 @@ def build_parser():
     command.add_argument("--known", default=str(KNOWN_FAILURES), help=argparse.SUPPRESS)
 
     db_help = "results database (default: $KTIMERS_RESULTS_DB, else build/results/results.sqlite)"
-    for name in ("kunit", "selftest"):
+    for name in ("kunit", "selftest", "bench"):
         sub.choices[name].add_argument("--db", help=db_help)
+    for name in ("kunit", "bench"):
+        sub.choices[name].add_argument("--kunit-build-dir", default=str(KUNIT_BUILD_DIR), help=argparse.SUPPRESS)
 
     command = add("record", cmd_record, "add finished runs (build/results/<arch>-<config>/) to the results database",
                   tree=True)

@@ -111,8 +111,9 @@ def ccache_make_option(arch):
 
 
 def kunit_command(arch, build_dir, kunitconfigs, jobs, timeout, use_ccache=True, python=None,
-                  smp=matrix.DEFAULT_SMP, kernel_args=(), boot_only=False):
-    """kunit.py `run` (configure, build, boot), or `exec` (boot only) when boot_only."""
+                  smp=matrix.DEFAULT_SMP, kernel_args=(), boot_only=False, filter_glob=""):
+    """kunit.py `run` (configure, build, boot), or `exec` (boot only) when boot_only; filter_glob: only
+    the suites it matches run (kunit.py passes it to the kernel as kunit.filter_glob=)."""
     arch = get_arch(arch) if isinstance(arch, str) else arch
     cmd = [python or sys.executable, KUNIT_PY, "exec" if boot_only else "run", f"--arch={arch.name}"]
     if arch.cross_compile:
@@ -131,6 +132,8 @@ def kunit_command(arch, build_dir, kunitconfigs, jobs, timeout, use_ccache=True,
     make_option = ccache_make_option(arch) if use_ccache and not boot_only else None
     if make_option:
         cmd.append(f"--make_options={make_option}")
+    if filter_glob:
+        cmd.append(filter_glob)
     return cmd
 
 
@@ -281,7 +284,7 @@ def decide(stream, returncode, parsed, findings, missing):
 
 def results_document(*, arch, config, stream, returncode, parsed, scan, missing, expected,
                      start, end, build_seconds, command, result_dir, series_hash=None, tree_head=None,
-                     tree=None, configuration=None, kunitconfig=None, boot_only=False):
+                     tree=None, configuration=None, kunitconfig=None, boot_only=False, kind="kunit"):
     status, problems = decide(stream, returncode, parsed, scan.findings, missing)
     suites = [suite.to_dict() for suite in parsed.suites]
     suites += [{"name": name, "number": None, "status": ktap.MISS, "line": None, "log": [],
@@ -297,6 +300,7 @@ def results_document(*, arch, config, stream, returncode, parsed, scan, missing,
             kernel_version = None
     return {
         "schema": 1,
+        "kind": kind,                             # kunit, or bench (ktimers.py bench: not in make report)
         "arch": arch,
         "config": config,
         "configuration": configuration.to_dict() if configuration else None,
@@ -336,9 +340,10 @@ def _reader(pipe, lines):
 class LiveOutput:
     """Consumes kunit.py's output as it comes: files, progress lines, heartbeat."""
 
-    def __init__(self, arch, timeout, console, build_log):
+    def __init__(self, arch, timeout, console, build_log, on_console=None):
         self.arch, self.timeout = arch, timeout
         self.console, self.build_log = console, build_log
+        self.on_console = on_console     # called with each console line as it arrives
         self.stream = Stream()
         self.parser = ktap.Parser(on_suite_done=lambda suite: progress("kunit", suite_progress(suite), arch))
         self.start = time.time()
@@ -357,6 +362,8 @@ class LiveOutput:
         kind, text = self.stream.feed(line)
         if kind == "console":
             self.console.write(text + "\n")
+            if self.on_console:
+                self.on_console(text)
             planned_before = self.parser.run.planned
             self.parser.feed(text)
             if planned_before is None and self.parser.run.planned is not None:
@@ -389,11 +396,14 @@ class LiveOutput:
 
 def run_suites(tree, arch_name, config="default", timeout=DEFAULT_TIMEOUT, jobs=None, use_ccache=True,
                expect="auto", results_root=RESULTS_DIR, kunit_build_root=KUNIT_BUILD_DIR, repo=REPO_ROOT,
-               boot_only=False):
+               boot_only=False, kind="kunit", on_console=None):
     """Run one arch/configuration; returns the results document (also written to results.json).
 
     config: a matrix.Configuration or its name. boot_only: the build dir already holds the
-    kernel for this configuration's fragments (built earlier in this invocation): only boot it."""
+    kernel for this configuration's fragments (built earlier in this invocation): only boot it.
+    expect "auto": every suite of kernel/ the configuration's `suites` glob matches must report.
+    kind: what the run is for, recorded with it ("kunit"; "bench" for `ktimers.py bench`, which
+    make report leaves out). on_console: called with each console line as it arrives."""
     tree = Path(tree)
     arch = get_arch(arch_name)
     repo = Path(repo)
@@ -411,14 +421,16 @@ def run_suites(tree, arch_name, config="default", timeout=DEFAULT_TIMEOUT, jobs=
     result_dir.mkdir(parents=True, exist_ok=True)
     build_dir.mkdir(parents=True, exist_ok=True)  # kunit.py only creates the last component
     matrix.write_effective_kunitconfig(configuration, arch.name, kunitconfig, repo)
-    expected = expected_suites(repo / "kernel") if expect == "auto" else \
-        ([] if expect == "none" else sorted(s for s in expect.split(",") if s))
+    expected = [suite for suite in expected_suites(repo / "kernel") if configuration.runs_suite(suite)] \
+        if expect == "auto" else ([] if expect == "none" else sorted(s for s in expect.split(",") if s))
     command = kunit_command(arch, build_dir, [kunitconfig], jobs or os.cpu_count() or 1, timeout, use_ccache,
-                            smp=configuration.smp, kernel_args=configuration.kernel_args, boot_only=boot_only)
+                            smp=configuration.smp, kernel_args=configuration.kernel_args, boot_only=boot_only,
+                            filter_glob=configuration.suites)
     progress("kunit", f"config {configuration.name}: {' + '.join(rel(p) for p in sources)}"
                       f" -> {rel(kunitconfig)}"
                       + (f"; kernel args {' '.join(configuration.kernel_args)}" if configuration.kernel_args else "")
-                      + (f"; -smp {configuration.smp}" if arch.qemu else ""), label)
+                      + (f"; -smp {configuration.smp}" if arch.qemu else "")
+                      + (f"; suites {configuration.suites}" if configuration.suites else ""), label)
     if boot_only:
         progress("kunit", f"boot only: reusing the kernel built in {rel(build_dir)} earlier in this run", label)
     progress("kunit", "$ " + shlex.join(command[1:]), label)
@@ -429,7 +441,7 @@ def run_suites(tree, arch_name, config="default", timeout=DEFAULT_TIMEOUT, jobs=
     except OSError as error:
         raise ToolError(f"cannot start kunit.py: {error}", "check that python3 is installed (make deps)")
     with open(result_dir / "console.log", "w") as console, open(result_dir / "build.log", "w") as build_log:
-        live = LiveOutput(label, timeout, console, build_log)
+        live = LiveOutput(label, timeout, console, build_log, on_console)
         try:
             returncode = live.pump(proc)
         except KeyboardInterrupt:
@@ -453,7 +465,7 @@ def run_suites(tree, arch_name, config="default", timeout=DEFAULT_TIMEOUT, jobs=
         missing=missing, expected=expected, start=live.start, end=end,
         build_seconds=(live.build_end - live.start) if live.build_end and not boot_only else None, command=command,
         result_dir=result_dir, series_hash=safe_series_hash(repo / "kernel"), tree_head=tree_head(tree),
-        tree=tree, configuration=configuration, kunitconfig=rel(kunitconfig), boot_only=boot_only)
+        tree=tree, configuration=configuration, kunitconfig=rel(kunitconfig), boot_only=boot_only, kind=kind)
     (result_dir / "results.json").write_text(json.dumps(document, indent=1) + "\n")
     report(label, document, stream, result_dir)
     return document

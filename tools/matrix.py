@@ -9,6 +9,7 @@ kunit_configs/matrix is an INI file (configparser), one section per configuratio
     smp         = 2                    # QEMU -smp
     by_default  = yes                  # run by `make` / `make test` without CONFIG=/CONFIGS=
     arches      = arm x86_64           # only on these arches (default: every arch)
+    suites      = ktimer_modes         # only the suites matching this glob run and are expected
 
 Runs with the same fragments share a build dir (build/kunit/<arch>-<fragments joined
 by '+', or 'default'>), so a configuration that only changes kernel_args or smp costs
@@ -25,6 +26,7 @@ is off or absent (e.g. HOTPLUG_CPU once SMP is off).
 """
 
 import configparser
+import fnmatch
 import re
 import shlex
 from dataclasses import dataclass
@@ -34,9 +36,11 @@ from arches import ARCHES
 from common import REPO_ROOT, ToolError, rel
 
 MATRIX_FILE = REPO_ROOT / "kunit_configs" / "matrix"
-KEYS = ("description", "fragments", "kernel_args", "smp", "by_default", "arches")
+KEYS = ("description", "fragments", "kernel_args", "smp", "by_default", "arches", "suites")
 DEFAULT_SMP = 2
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+# A suite glob as kunit.py passes it on (kunit.filter_glob=): suite names and * ? [ ] only, no '.' (cases).
+SUITES_RE = re.compile(r"^[A-Za-z0-9_*?\[\]-]+$")
 SECTION_RE = re.compile(r"^\[([^\]]*)\]")
 KEY_RE = re.compile(r"^([^\s=:#;][^=:]*?)\s*[=:]")
 # The two line forms kunit.py's kunit_config.py accepts (after strip()); other '#' lines are comments.
@@ -54,6 +58,7 @@ class Configuration:
     smp: int = DEFAULT_SMP      # QEMU -smp (not used for um)
     by_default: bool = False    # part of `make` / `make test` when no CONFIG=/CONFIGS= is given
     arches: tuple = ()          # the arches it runs on; () = every arch
+    suites: str = ""            # glob of the suites to run (kunit.py filter_glob); "" = every suite
 
     def runs_on(self, arch):
         """False for an arch the configuration does not apply to (KCSAN has no i386 support, say)."""
@@ -70,9 +75,13 @@ class Configuration:
     def results_name(self, arch):
         return f"{arch}-{self.name}"
 
+    def runs_suite(self, suite):
+        """True for a suite this configuration runs (and so expects to report)."""
+        return not self.suites or fnmatch.fnmatchcase(suite, self.suites)
+
     def to_dict(self):
         return {"name": self.name, "fragments": list(self.fragments), "kernel_args": list(self.kernel_args),
-                "smp": self.smp, "build": self.build_name}
+                "smp": self.smp, "build": self.build_name, "suites": self.suites or None}
 
 
 class Matrix:
@@ -197,8 +206,12 @@ def load(path=MATRIX_FILE, fragments_dir=None):
         for arch in arches:
             if arch not in ARCHES:
                 fail(f"arches: unknown arch {arch!r} (known: {', '.join(ARCHES)})", "arches")
+        suites = section.get("suites", "").strip()
+        if suites and not SUITES_RE.match(suites):
+            fail(f"suites must be one glob of suite names (letters, digits, _, -, * ? [ ]), not {suites!r}",
+                 "suites")
         configurations[name] = Configuration(name, section.get("description", "").strip(), fragments,
-                                             kernel_args, int(smp_text), by_default, arches)
+                                             kernel_args, int(smp_text), by_default, arches, suites)
     if not configurations:
         raise ToolError(f"{where}: no configuration defined", HELP_HINT)
     if not any(c.by_default for c in configurations.values()):
@@ -275,10 +288,12 @@ def write_effective_kunitconfig(configuration, arch_name, path, repo=REPO_ROOT):
 
 def describe(matrix):
     """The table `ktimers.py matrix` prints (and `make help` shows)."""
-    header = ("config", "make test", "arches", "build dir", "smp", "fragments", "kernel args", "description")
+    header = ("config", "make test", "arches", "build dir", "smp", "fragments", "kernel args", "suites",
+              "description")
     rows = [header] + [
         (c.name, "yes" if c.by_default else "no", " ".join(c.arches) or "all", c.build_dir_name("<arch>"),
-         str(c.smp), " ".join(c.fragments) or "-", " ".join(c.kernel_args) or "-", c.description)
+         str(c.smp), " ".join(c.fragments) or "-", " ".join(c.kernel_args) or "-", c.suites or "all",
+         c.description)
         for c in matrix.configurations.values()]
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     return ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows]

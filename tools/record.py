@@ -9,7 +9,9 @@ and its results document. This module
   the raw console stays re-parsable (`kunit.py parse store/.../console.log`) after the
   next run overwrites build/results;
 - turns the document into one checkout, one build and its tests (suite, suite.case,
-  suite.case.param) with KCIDB statuses and the KTAP line of each result;
+  suite.case.param) with KCIDB statuses and the KTAP line of each result, and a
+  benchmark boot's figures (the document's "bench", from bench_parse) into
+  bench_results rows;
 - adds the compiler (from the kernel's "Linux version" banner, else the build dir's
   CONFIG_CC_VERSION_TEXT, else `<cross>gcc --version`) and the Debian package version
   (from the tree's `base` commit, else kernel/base.pin).
@@ -134,7 +136,7 @@ def booted_build(document, result_dir):
             found = json.loads(path.read_text())
         except (OSError, ValueError):
             continue
-        if release and found.get("kernel_version") == release and found.get("kind") != "selftests":
+        if release and found.get("kernel_version") == release and found.get("kind", "kunit") == "kunit":
             return found
     return {}
 
@@ -173,6 +175,30 @@ def test_rows(build_id, nodes, prefix, log_url, inherited_url, seen):
                      or None, "misc": json.dumps(misc) if misc else None})
         rows += test_rows(build_id, node.get("children") or [], unique, log_url, url, seen)
     return rows
+
+
+def bench_rows(build_id, bench):
+    """bench_results rows of a benchmark boot's figures (bench_parse.BenchRun.to_dict()), console order."""
+    if not bench:
+        return []
+    engine = (bench.get("begin") or {}).get("engine")
+    rows = []
+
+    def add(workload, api, n, metric, value, line, note=None):
+        rows.append({"build_id": build_id, "engine": engine, "workload": workload, "api": api, "n": n,
+                     "metric": metric, "value": value, "note": note, "log_line": line})
+
+    for size in bench.get("sizes", []):
+        for metric in ("timer_bytes", "percpu_bytes"):
+            measurable = size.get(metric) != -1
+            add("size", size["api"], None, metric, size.get(metric) if measurable else None, size.get("line"),
+                None if measurable else "not measurable")
+    for result in bench.get("results", []):
+        for metric, value in result["metrics"].items():
+            add(result["workload"], result["api"], result["n"], metric, value, result.get("line"))
+    for skip in bench.get("skips", []):
+        add(skip["workload"], skip["api"], skip["n"], "skipped", None, skip.get("line"), skip.get("reason"))
+    return sorted(rows, key=lambda row: row["log_line"] or 0)
 
 
 def build_status(document):
@@ -227,8 +253,10 @@ def rows_for(document, result_dir, tree, store_root):
                          for f in document.get("findings", [])],
             "mode": document.get("mode"), "missing_suites": document.get("missing_suites", []),
             "results_dir": rel(result_dir)}
+    if document.get("bench") is not None:   # the figures themselves go to bench_results
+        misc["bench"] = {key: document["bench"].get(key) for key in ("status", "begin", "end", "problems")}
     build = {"id": build_id, "checkout_id": checkout["id"], "origin": results_db.ORIGIN, "architecture": arch,
-             "config_name": config, "kind": "selftests" if selftests else "kunit",
+             "config_name": config, "kind": document.get("kind") or "kunit",
              "compiler": compiler_of(read_lines(console_file), booted.get("command"), arch),
              "kernel_version": document.get("kernel_version") or document.get("kernel"), "start_time": start,
              "duration": document.get("build_duration_s"), "run_duration": document.get("duration_s"),
@@ -268,7 +296,7 @@ def record(result_dir, db, tree=DEFAULT_TREE, document=None):
     checkout, build, tests, (files, destination) = rows_for(document, result_dir, tree,
                                                             results_db.store_dir(db))
     keep_files(files, destination, document)
-    results_db.write_run(db, checkout, build, tests)
+    results_db.write_run(db, checkout, build, tests, bench_rows(build["id"], document.get("bench")))
     return build
 
 

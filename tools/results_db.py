@@ -1,10 +1,12 @@
 """The results database: every run in SQLite, in tables that mirror KCIDB v4.
 
     checkouts   the source tested: the Debian kernel package plus the ktimers series
-    builds      one row per run (KUnit, guest selftests, later benchmarks): arch,
+    builds      one row per run (KUnit, guest selftests, benchmark boots): arch,
                 configuration, compiler, times, the build's status and the run's verdict
     tests       one row per suite, case and parameter (path suite.case.param) with its
                 KCIDB status and the line of its KTAP result in the stored console log
+    bench_results  one row per figure a benchmark boot printed (`make bench`): workload,
+                API, n, metric, value; figures, never pass or fail (not part of KCIDB)
 
 The database lives at build/results/results.sqlite unless $KTIMERS_RESULTS_DB or
 --db says otherwise; the logs of each run are copied next to it under store/<run>/
@@ -54,7 +56,7 @@ CREATE TABLE IF NOT EXISTS builds (
     origin         TEXT NOT NULL,
     architecture   TEXT NOT NULL,
     config_name    TEXT NOT NULL,            -- configuration of kunit_configs/matrix, or 'selftests'
-    kind           TEXT NOT NULL,            -- kunit | selftests
+    kind           TEXT NOT NULL,            -- kunit | selftests | bench (make report leaves bench out)
     compiler       TEXT,
     kernel_version TEXT,                     -- release of the booted kernel (uname -r)
     start_time     TEXT NOT NULL,            -- ISO 8601, UTC
@@ -84,7 +86,19 @@ CREATE TABLE IF NOT EXISTS tests (
     comment     TEXT,
     misc        TEXT                         -- JSON
 );
+CREATE TABLE IF NOT EXISTS bench_results (
+    build_id    TEXT NOT NULL REFERENCES builds(id) ON DELETE CASCADE,   -- the boot that printed it
+    engine      TEXT,                        -- the begin line's engine: highres | lowres
+    workload    TEXT NOT NULL,               -- start_stop modify expiry latency; 'size' for the size lines
+    api         TEXT NOT NULL,               -- ktimer hrtimer hrtimer_soft timer_list
+    n           INTEGER,                     -- timers queued (NULL for sizes)
+    metric      TEXT NOT NULL,               -- median_ns p99_ns callbacks_per_s fired ...; 'skipped'
+    value       REAL,                        -- NULL when skipped or not measurable (percpu_bytes=-1)
+    note        TEXT,                        -- the skip reason; 'not measurable'
+    log_line    INTEGER                      -- line of the ktimer_bench line in the stored console
+);
 CREATE INDEX IF NOT EXISTS tests_by_build ON tests(build_id, path);
+CREATE INDEX IF NOT EXISTS bench_by_build ON bench_results(build_id, workload, api, n);
 CREATE INDEX IF NOT EXISTS builds_by_run ON builds(architecture, config_name, start_time);
 """
 
@@ -95,6 +109,9 @@ BUILD_COLUMNS = ("id", "checkout_id", "origin", "architecture", "config_name", "
                  "log_url", "console_url", "environment", "comment", "misc")
 TEST_COLUMNS = ("id", "build_id", "origin", "path", "name", "status", "start_time", "duration", "log_url",
                 "log_line", "log_excerpt", "comment", "misc")
+BENCH_COLUMNS = ("build_id", "engine", "workload", "api", "n", "metric", "value", "note", "log_line")
+# Runs recorded for their figures, not for pass or fail: make report and make baseline leave them out.
+FIGURE_KINDS = ("bench",)
 
 
 def db_path(flag=None, results_dir=RESULTS_DIR):
@@ -164,20 +181,25 @@ def _merge_checkout(connection, checkout):
         [checkout.get(column) for column in CHECKOUT_COLUMNS])
 
 
-def insert_run(connection, checkout, build, tests):
+def insert_run(connection, checkout, build, tests, bench=()):
     """Add one run; the same build id again replaces the earlier record of it (re-recording is safe)."""
     with connection:
         _merge_checkout(connection, checkout)
         connection.execute("DELETE FROM tests WHERE build_id = ?", (build["id"],))
+        connection.execute("DELETE FROM bench_results WHERE build_id = ?", (build["id"],))
         _insert(connection, "builds", BUILD_COLUMNS, build)
         for test in tests:
             _insert(connection, "tests", TEST_COLUMNS, test)
+        for figure in bench:
+            connection.execute(f"INSERT INTO bench_results ({', '.join(BENCH_COLUMNS)}) "
+                               f"VALUES ({', '.join('?' * len(BENCH_COLUMNS))})",
+                               [figure.get(column) for column in BENCH_COLUMNS])
 
 
-def write_run(path, checkout, build, tests):
+def write_run(path, checkout, build, tests, bench=()):
     with closing(connect(path, create=True)) as connection:
         try:
-            insert_run(connection, checkout, build, tests)
+            insert_run(connection, checkout, build, tests, bench)
         except sqlite3.DatabaseError as error:
             raise _bad_database(path, error) from None
 
@@ -204,9 +226,13 @@ def query(connection, sql, params=()):
                         "move it away and record the runs again (`python3 tools/ktimers.py record`)") from None
 
 
-def runs(connection, arch=None, config=None):
-    """Builds joined with their checkout, oldest first; optionally of one arch and configuration."""
-    where, params = [], []
+def runs(connection, arch=None, config=None, kinds=None):
+    """Builds joined with their checkout, oldest first; optionally of one arch and configuration.
+
+    kinds: the kinds of run to list; by default every kind but the benchmark boots (FIGURE_KINDS),
+    which are recorded for their figures and have no place in pass/fail comparisons."""
+    condition, params = _kind_filter(kinds)
+    where = [condition]
     if arch:
         where.append("b.architecture = ?")
         params.append(arch)
@@ -219,14 +245,27 @@ def runs(connection, arch=None, config=None):
     return query(connection, sql, params)
 
 
-def labels(connection):
-    """(arch, config) pairs that have runs."""
+def _kind_filter(kinds):
+    """(SQL condition on b.kind, parameters): one of kinds, or (kinds None) not a figures-only kind."""
+    listed = FIGURE_KINDS if kinds is None else tuple(kinds)
+    return f"b.kind {'NOT IN' if kinds is None else 'IN'} ({', '.join('?' * len(listed))})", list(listed)
+
+
+def labels(connection, kinds=None):
+    """(arch, config) pairs that have runs (of these kinds; default: all but the benchmark boots)."""
+    condition, params = _kind_filter(kinds)
     return [(row["architecture"], row["config_name"]) for row in
-            query(connection, "SELECT DISTINCT architecture, config_name FROM builds ORDER BY 1, 2")]
+            query(connection, f"SELECT DISTINCT architecture, config_name FROM builds b WHERE {condition} "
+                              "ORDER BY 1, 2", params)]
 
 
 def tests_of(connection, build_id):
     return query(connection, "SELECT * FROM tests WHERE build_id = ? ORDER BY rowid", (build_id,))
+
+
+def bench_of(connection, build_id):
+    """The figures one benchmark boot printed, in console order."""
+    return query(connection, "SELECT * FROM bench_results WHERE build_id = ? ORDER BY rowid", (build_id,))
 
 
 def table(connection, name):

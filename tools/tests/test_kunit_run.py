@@ -108,6 +108,11 @@ class CommandTest(unittest.TestCase):
         self.assertEqual(kernel_args, ["--kernel_args=panic=-1", "--kernel_args=ktimer.highres=0",
                                        "--kernel_args=foo=a b"])
 
+    def test_filter_glob_comes_last(self):
+        cmd = kunit_run.kunit_command("i386", "/b", ["/k"], 1, 1, use_ccache=False, filter_glob="ktimer_modes")
+        self.assertEqual(cmd[-1], "ktimer_modes")
+        self.assertNotIn("ktimer_modes", kunit_run.kunit_command("i386", "/b", ["/k"], 1, 1, use_ccache=False))
+
     def test_arch_qemu_args_come_before_smp(self):
         arch = arches.Arch("x", qemu_args="-cpu max")
         cmd = kunit_run.kunit_command(arch, "/b", ["/k"], 1, 1, use_ccache=False, smp=4)
@@ -341,7 +346,8 @@ class RunSuitesTest(TempDirTestCase):
         self.assertIn("--qemu_args=-smp 2", recorded["argv"])
         self.assertIn("CONFIG_SMP=y", effective.read_text().splitlines())
         self.assertEqual(document["configuration"], {"name": "default", "fragments": [], "kernel_args": [],
-                                                     "smp": 2, "build": "default"})
+                                                     "smp": 2, "build": "default", "suites": None})
+        self.assertEqual(document["kind"], "kunit")
         self.assertEqual((document["mode"], document["built"]), ("run", True))
 
     def test_lowres_shares_the_default_build_dir(self):
@@ -365,6 +371,21 @@ class RunSuitesTest(TempDirTestCase):
         self.assertEqual(document["mode"], "exec")
         self.assertIsNone(document["build_duration_s"])
         self.assertIn("boot only", out)
+
+    def test_a_suites_glob_filters_the_run_and_the_expected_suites(self):
+        write(self.repo / "kunit_configs" / "matrix", MATRIX + "[modes]\nsuites = time_test_*\n")
+        seen = []
+        document, out, _ = self.run_with(data_lines("kunitpy-i386-time_test.log"), config="modes", kind="bench",
+                                         on_console=seen.append)
+        argv = json.loads(self.argv_file.read_text())["argv"]
+        self.assertEqual(argv[-1], "time_test_*")       # kunit.py's filter_glob, after the options
+        self.assertEqual(document["expected_suites"], ["time_test_cases"])     # ktimer_queue does not match
+        self.assertEqual((document["status"], document["missing_suites"]), ("PASS", []))
+        self.assertEqual(document["kind"], "bench")
+        self.assertEqual(document["configuration"]["suites"], "time_test_*")
+        self.assertIn("suites time_test_*", out)
+        console = (self.tmp / "results" / "i386-modes" / "console.log").read_text().splitlines()
+        self.assertEqual(seen, console)             # every console line, as it arrived
 
     def test_up_builds_its_own_kernel_with_one_cpu(self):
         document, _, _ = self.run_with(data_lines("kunitpy-i386-time_test.log"), config="up")

@@ -117,6 +117,22 @@ class LoadTest(TempDirTestCase):
         self.assertTrue(default.runs_on("i386"))    # no arches: every arch
         self.assertRegex(matrix.describe(loaded)[-1], r"^kcsan\s+no\s+x86_64\s")
 
+    def test_suites_narrows_the_suites_run_and_expected(self):
+        loaded = self.load(GOOD + "\n[bench]\nsuites = ktimer_mo*\n")
+        bench, default = loaded.get("bench"), loaded.get("default")
+        self.assertEqual(bench.suites, "ktimer_mo*")
+        self.assertTrue(bench.runs_suite("ktimer_modes"))
+        self.assertFalse(bench.runs_suite("ktimer_errors"))
+        self.assertTrue(default.runs_suite("ktimer_errors"))    # no suites: every suite
+        self.assertEqual(bench.to_dict()["suites"], "ktimer_mo*")
+        self.assertIsNone(default.to_dict()["suites"])
+        self.assertRegex(matrix.describe(loaded)[-1], r"^bench\s.*\sktimer_mo\*\s*$")
+        for bad in ("ktimer_modes.ktimer_start_mode_test", "ktimer_modes ktimer_errors", "a/b"):
+            with self.subTest(suites=bad):
+                message = self.error(f"[default]\nby_default = yes\nsuites = {bad}\n")
+                self.assertIn("matrix:3:", message)
+                self.assertIn("suites must be one glob", message)
+
     def test_a_matrix_that_runs_nothing_is_an_error(self):
         self.assertIn("by_default = yes", self.error("[default]\nsmp = 2\n"))
         self.assertIn("no configuration", self.error("# empty\n"))
@@ -216,6 +232,13 @@ class RepositoryMatrixTest(unittest.TestCase):
         self.assertEqual(loaded.get("kcsan").arches, ("x86_64",))
         self.assertFalse(loaded.get("kcsan").by_default)
         self.assertFalse(loaded.get("soak").by_default)
+        # the benchmark: one production-like build booted twice, one tiny suite, never in make test
+        bench, bench_lowres = loaded.get("bench"), loaded.get("bench-lowres")
+        self.assertEqual((bench.fragments, bench.suites, bench.smp), (("bench",), "ktimer_modes", 2))
+        self.assertEqual(bench_lowres.build_dir_name("i386"), bench.build_dir_name("i386"))
+        self.assertEqual(bench.kernel_args, ("ktimer_bench.run=1",))
+        self.assertEqual(bench_lowres.kernel_args, ("ktimer_bench.run=1", "ktimer.highres=0"))
+        self.assertFalse(bench.by_default or bench_lowres.by_default)
 
     def test_shipped_up_kunitconfig_turns_smp_off(self):
         up = matrix.load().get("up")

@@ -63,6 +63,37 @@ class DatabaseTest(TempDirTestCase):
             (run,) = results_db.runs(connection)
             self.assertEqual([t["status"] for t in results_db.tests_of(connection, run["id"])], ["ERROR"])
 
+    def test_benchmark_figures_are_kept_apart(self):
+        """A benchmark boot is a build of kind bench with its figures in bench_results; the pass/fail
+        queries (runs, labels: make report, make baseline) leave it out unless asked for it."""
+        checkout, build, tests = run_rows("ktimers:i386-bench-1")
+        build = dict(build, config_name="bench", kind="bench")
+        figure = {"build_id": build["id"], "engine": "highres", "workload": "modify", "api": "ktimer", "n": 100,
+                  "metric": "median_ns", "value": 700, "log_line": 206}
+        skipped = dict(figure, api="timer_list", n=1000000, metric="skipped", value=None, note="nomem", log_line=214)
+        results_db.write_run(self.db, checkout, build, tests, [figure, skipped])
+        results_db.write_run(self.db, *run_rows())
+        with closing(results_db.connect(self.db)) as connection:
+            self.assertEqual(results_db.labels(connection), [("i386", "default")])
+            self.assertEqual([run["config_name"] for run in results_db.runs(connection)], ["default"])
+            self.assertEqual(results_db.runs(connection, "i386", "bench"), [])
+            (bench,) = results_db.runs(connection, kinds=("bench",))
+            self.assertEqual(results_db.labels(connection, kinds=("bench", "kunit")),
+                             [("i386", "bench"), ("i386", "default")])
+            figures = results_db.bench_of(connection, bench["id"])
+            self.assertEqual([(f["api"], f["n"], f["metric"], f["value"], f["note"]) for f in figures],
+                             [("ktimer", 100, "median_ns", 700, None), ("timer_list", 1000000, "skipped", None, "nomem")])
+        results_db.write_run(self.db, checkout, build, tests, [dict(figure, value=710)])    # recorded again
+        with closing(results_db.connect(self.db)) as connection:
+            self.assertEqual([f["value"] for f in results_db.bench_of(connection, build["id"])], [710])
+
+    def test_a_database_of_before_the_benchmark_gains_its_table(self):
+        with closing(results_db.connect(self.db, create=True)) as connection:
+            connection.execute("DROP TABLE bench_results")
+        results_db.write_run(self.db, *run_rows())
+        with closing(results_db.connect(self.db)) as connection:
+            self.assertEqual(results_db.table(connection, "bench_results"), [])
+
     def test_statuses_are_kcidb_ones(self):
         with closing(results_db.connect(self.db, create=True)) as connection:
             for tests in ([("s", "BROKEN", 1)], [("s", None, 1)]):

@@ -1,0 +1,187 @@
+import math
+import unittest
+
+from helpers import data_lines
+
+import bench_analysis
+import bench_parse
+from bench_analysis import MET, MISSED, UNMEASURED
+
+BEGIN = "ktimer_bench: begin version=1 engine={engine} hz=250 cpu=0 ncpus=2 batch=64 batches=101"
+
+
+def boot(*lines, engine="highres", end=True):
+    return bench_parse.parse([BEGIN.format(engine=engine), *lines] + (["ktimer_bench: end elapsed_ms=1"] if end else []))
+
+
+def cost(workload, api, n, median, p99=None):
+    return (f"ktimer_bench: result workload={workload} api={api} n={n} median_ns={median}"
+            + (f" p99_ns={p99}" if p99 is not None else ""))
+
+
+def latency(api, p99, maximum, n=10000, fired=10000):
+    return (f"ktimer_bench: result workload=latency api={api} n={n} p50_ns=1 p99_ns={p99} max_ns={maximum} "
+            f"fired={fired}")
+
+
+def goal(goals, name):
+    return next(g for g in goals if g.name == name)
+
+
+class RatioTest(unittest.TestCase):
+    def test_ratio(self):
+        self.assertEqual(bench_analysis.ratio(812, 900), 812 / 900)
+        self.assertEqual(bench_analysis.ratio(900, 900), 1.0)
+        self.assertEqual(bench_analysis.ratio(250000, 300000.0), 250000 / 300000)
+        for numerator, denominator in ((1, 0), (1, -3), (None, 2), (2, None), ("skip: nomem", 2), (2, "skip: x")):
+            with self.subTest(numerator=numerator, denominator=denominator):
+                self.assertIsNone(bench_analysis.ratio(numerator, denominator))
+
+    def test_format(self):
+        self.assertEqual(bench_analysis.format_ratio(812 / 900), "0.90")
+        self.assertEqual(bench_analysis.format_ratio(None), "-")
+        self.assertEqual(bench_analysis.format_ratio(99282 / 37004612), "0.0027")     # not 0.00
+        self.assertEqual(bench_analysis.format_ratio(0.1), "0.10")
+        self.assertEqual(bench_analysis.format_ratio(0.0), "0.00")
+
+    def test_growth_bound(self):
+        self.assertAlmostEqual(bench_analysis.growth_bound(1000000), 3.0)
+        self.assertAlmostEqual(bench_analysis.growth_bound(10000), 2.0)
+        self.assertAlmostEqual(bench_analysis.growth_bound(100), 1.0)
+
+
+class RowsTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.boots = {"highres": bench_parse.parse(data_lines("bench-i386-highres.log")),
+                     "lowres": bench_parse.parse(data_lines("bench-i386-lowres.log"))}
+        cls.rows = bench_analysis.rows(cls.boots)
+
+    def row(self, boot, workload, n):
+        return next(r for r in self.rows if (r.boot, r.workload, r.n) == (boot, workload, n))
+
+    def test_order_boot_workload_n(self):
+        self.assertEqual([(r.boot, r.workload, r.n) for r in self.rows], [
+            ("highres", "start_stop", 0), ("highres", "start_stop", 100), ("highres", "start_stop", 10000),
+            ("highres", "start_stop", 1000000), ("highres", "modify", 0), ("highres", "modify", 100),
+            ("highres", "modify", 10000), ("highres", "modify", 1000000), ("highres", "expiry", 100),
+            ("highres", "expiry", 10000), ("highres", "expiry", 100000), ("highres", "latency", 10000),
+            ("lowres", "latency", 10000)])
+
+    def test_values_and_ratios_of_one_row(self):
+        row = self.row("highres", "start_stop", 0)
+        self.assertEqual(row.metric, "median_ns")
+        self.assertEqual(row.values, {"ktimer": 812, "hrtimer": 900, "timer_list": 400})
+        self.assertAlmostEqual(row.ratios["hrtimer"], 0.902222, places=5)
+        self.assertAlmostEqual(row.ratios["timer_list"], 2.03)
+        self.assertNotIn("hrtimer_soft", row.ratios)
+
+    def test_each_workload_shows_its_figure(self):
+        self.assertEqual(self.row("highres", "expiry", 10000).metric, "callbacks_per_s")
+        self.assertAlmostEqual(self.row("highres", "expiry", 10000).ratios["hrtimer"], 250000 / 300000)
+        latency_row = self.row("highres", "latency", 10000)
+        self.assertEqual((latency_row.metric, latency_row.values["hrtimer_soft"]), ("p99_ns", 95000))
+        self.assertAlmostEqual(latency_row.ratios["hrtimer"], 90000 / 70000)
+        self.assertAlmostEqual(latency_row.ratios["hrtimer_soft"], 90000 / 95000)
+        self.assertAlmostEqual(self.row("lowres", "latency", 10000).ratios["timer_list"], 0.5)
+
+    def test_a_skipped_api_has_no_ratio(self):
+        row = self.row("highres", "modify", 1000000)
+        self.assertEqual(row.values["timer_list"], "skip: nomem")
+        self.assertIsNone(row.ratios["timer_list"])
+        self.assertAlmostEqual(row.ratios["hrtimer"], 1530 / 1470)
+
+    def test_unknown_workloads_and_apis_come_last(self):
+        run = boot("ktimer_bench: result workload=cancel api=posix n=5 cost_ns=3", cost("modify", "ktimer", 0, 1))
+        rows = bench_analysis.rows({"highres": run})
+        self.assertEqual([(r.workload, r.metric) for r in rows], [("modify", "median_ns"), ("cancel", "cost_ns")])
+        self.assertEqual(bench_analysis.apis_of({"highres": run}), ["ktimer", "posix"])
+
+
+class GoalsTest(unittest.TestCase):
+    def test_the_synthetic_boots(self):
+        goals = bench_analysis.goals({"highres": bench_parse.parse(data_lines("bench-i386-highres.log")),
+                                      "lowres": bench_parse.parse(data_lines("bench-i386-lowres.log"))})
+        self.assertEqual([(g.name, g.status) for g in goals], [
+            ("cost start_stop", MET), ("cost modify", MISSED), ("growth start_stop", MET),
+            ("growth modify", MET), ("latency", MISSED), ("lowres", MET)])
+        self.assertEqual(goal(goals, "cost start_stop").detail, "worst 0.93 at n=1000000")
+        self.assertEqual(goal(goals, "cost modify").detail, "ratio > 1.0 at n=1000000 (1.04)")
+        self.assertEqual(goal(goals, "growth start_stop").detail,
+                         "n=1000000: grew 1.98x, bound 3.00x (hrtimer grew 1.93x)")
+        self.assertIn("ktimer/hrtimer p99 1.29; ktimer/hrtimer_soft 0.95", goal(goals, "latency").detail)
+        self.assertEqual(goal(goals, "lowres").detail, "max 3990000 ns, jiffy 4000000 ns (hz=250): 1.00 jiffy")
+
+    def test_cost_limit_is_inclusive_and_names_each_miss(self):
+        run = boot(cost("modify", "ktimer", 0, 100), cost("modify", "hrtimer", 0, 100),
+                   cost("modify", "ktimer", 100, 121), cost("modify", "hrtimer", 100, 110),
+                   cost("modify", "ktimer", 10000, 50), cost("modify", "hrtimer", 10000, 40))
+        found = bench_analysis.cost_goal(run, "modify")
+        self.assertEqual(found.status, MISSED)
+        self.assertEqual(found.detail, "ratio > 1.0 at n=100 (1.10), n=10000 (1.25)")
+        self.assertEqual(bench_analysis.cost_goal(boot(cost("modify", "ktimer", 0, 100),
+                                                       cost("modify", "hrtimer", 0, 100)), "modify").status, MET)
+
+    def test_cost_names_what_was_not_measured(self):
+        run = boot(cost("start_stop", "ktimer", 0, 1), cost("start_stop", "hrtimer", 0, 2),
+                   "ktimer_bench: skip workload=start_stop api=hrtimer n=1000000 reason=nomem")
+        found = bench_analysis.cost_goal(run, "start_stop")
+        self.assertEqual((found.status, found.detail), (MET, "worst 0.50 at n=0; not measured at n=1000000"))
+        self.assertEqual(bench_analysis.cost_goal(boot(), "start_stop").status, UNMEASURED)
+
+    def test_growth_rule(self):
+        def growth(at_million, largest=1000000):
+            return bench_analysis.growth_goal(boot(cost("modify", "ktimer", 100, 1000),
+                                                   cost("modify", "ktimer", largest, at_million)), "modify")
+        self.assertEqual(growth(3000).status, MET)              # log: exactly ln(1e6)/ln(100) = 3
+        self.assertEqual(growth(3010).status, MISSED)
+        self.assertEqual(growth(2000, largest=10000).detail, "n=10000: grew 2.00x, bound 2.00x")
+        self.assertEqual(growth(2100, largest=10000).status, MISSED)
+        self.assertIn("ln(n)/ln(100)", growth(1).rule)
+        only_small = bench_analysis.growth_goal(boot(cost("modify", "ktimer", 100, 5)), "modify")
+        self.assertEqual(only_small.status, UNMEASURED)
+
+    def test_growth_tells_logarithmic_from_linear(self):
+        """A cost a + b*log(n) passes at any a, b >= 0; a cost linear in n does not."""
+        def goal_for(function):
+            return bench_analysis.growth_goal(boot(*(cost("start_stop", "ktimer", n, function(n))
+                                                     for n in (100, 10000, 1000000))), "start_stop").status
+        for a, b in ((0, 1), (500, 1), (10, 300)):
+            self.assertEqual(goal_for(lambda n: a + b * math.log(n)), MET)
+        self.assertEqual(goal_for(lambda n: 100 + n / 1000), MISSED)
+        self.assertEqual(goal_for(lambda n: 50 * math.sqrt(n)), MISSED)
+
+    def test_latency_against_hard_irq_hrtimers(self):
+        def latency_goal(ktimer, hrtimer):
+            return bench_analysis.latency_goal(boot(latency("ktimer", ktimer, 1), latency("hrtimer", hrtimer, 1)))
+        self.assertEqual(latency_goal(120, 100).status, MET)
+        self.assertEqual(latency_goal(121, 100).status, MISSED)
+        self.assertEqual(latency_goal(121, 100).detail, "ktimer/hrtimer p99 1.21")
+        self.assertEqual(bench_analysis.latency_goal(boot(latency("ktimer", 1, 1))).status, UNMEASURED)
+
+    def test_lowres_bound_is_one_jiffy_of_that_boot(self):
+        def lowres(maximum, hz=250):
+            run = bench_parse.parse([BEGIN.format(engine="lowres").replace("hz=250", f"hz={hz}"),
+                                     latency("ktimer", 1, maximum)])
+            return bench_analysis.lowres_goal(run)
+        self.assertEqual(lowres(4000000).status, MET)
+        self.assertEqual(lowres(4000001).status, MISSED)
+        self.assertEqual(lowres(9000000, hz=100).status, MET)    # ARM's HZ=100: 10 ms
+        self.assertEqual(lowres(1).status, MET)
+        self.assertEqual(bench_analysis.lowres_goal(None).status, UNMEASURED)
+        no_hz = bench_parse.parse(["ktimer_bench: begin version=1 engine=lowres", latency("ktimer", 1, 1)])
+        self.assertEqual(bench_analysis.lowres_goal(no_hz).status, UNMEASURED)
+
+    def test_without_a_highres_boot(self):
+        goals = bench_analysis.goals({"lowres": boot(latency("ktimer", 1, 1), engine="lowres")})
+        self.assertEqual([g.status for g in goals], [UNMEASURED] * 5 + [MET])
+
+    def test_callbacks_that_did_not_fire(self):
+        notes = bench_analysis.fired_notes({"highres": boot(latency("ktimer", 1, 1, fired=9990))})
+        self.assertEqual(notes, ["highres latency ktimer n=10000: fired=9990 of 10000 (console line 2)"])
+        self.assertEqual(bench_analysis.fired_notes({"highres": bench_parse.parse(
+            data_lines("bench-i386-highres.log"))}), [])
+
+
+if __name__ == "__main__":
+    unittest.main()
