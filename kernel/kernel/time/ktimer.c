@@ -164,6 +164,17 @@ static u32 ktimer_engine_resolution(void)
 }
 
 /*
+ * How late the wake-up event may fire, so that it can share an interrupt
+ * with another hrtimer (the tick, in low resolution): half the resolution,
+ * which leaves the other half for the softirq and the callbacks due
+ * before, so that a callback runs less than one resolution unit late.
+ */
+static u64 ktimer_event_slack(const struct ktimer_clock *clock)
+{
+	return ktimer_clock_resolution(clock) / 2;
+}
+
+/*
  * Arm the base's wake-up event for @expires unless it is armed at least as
  * early already.  An expiry run reprograms at its end, so nothing is done
  * while one is in progress; that is also the only time a timer is queued
@@ -183,7 +194,7 @@ static void ktimer_program_event(struct ktimer_base *base, ktime_t expires)
 
 	base->next_event = expires;
 	hrtimer_start_range_ns(&base->event, expires,
-			       ktimer_clock_resolution(base->clock),
+			       ktimer_event_slack(base->clock),
 			       HRTIMER_MODE_ABS_PINNED_HARD);
 }
 
@@ -252,11 +263,21 @@ static struct ktimer_base *ktimer_switch_base(struct ktimer *timer,
 /*
  * Compute the new expiry.  Return -ETIME if it is not in the future and
  * the mode asks for the check; FORWARD and REARM always end in the future.
+ * The clock is read only when the mode needs it: ABS, INCR and RESTART
+ * with KTIMER_NOCHECK queue without it, as hrtimer_start() does, so
+ * ->expired is set here only when the expiry is refused.
  */
-static int ktimer_set_expiry(struct ktimer *timer, ktime_t now,
+static int ktimer_set_expiry(struct ktimer *timer, struct ktimer_clock *clock,
 			     const ktime_t *tim, int mode)
 {
-	switch (mode & ~KTIMER_NOCHECK) {
+	int how = mode & ~KTIMER_NOCHECK;
+	ktime_t now = 0;
+
+	if (!(mode & KTIMER_NOCHECK) || how == KTIMER_REL ||
+	    how == KTIMER_FORWARD || how == KTIMER_REARM)
+		now = clock->get_time();
+
+	switch (how) {
 	case KTIMER_ABS:
 		timer->expires = *tim;
 		break;
@@ -276,10 +297,10 @@ static int ktimer_set_expiry(struct ktimer *timer, ktime_t now,
 		break;
 	}
 
-	if (timer->expires > now)
+	if (mode & KTIMER_NOCHECK || timer->expires > now)
 		return 0;
 	timer->expired = now;
-	return mode & KTIMER_NOCHECK ? 0 : -ETIME;
+	return -ETIME;
 }
 
 static int ktimer_check_timer(struct ktimer *timer)
@@ -350,7 +371,7 @@ static int ktimer_arm(struct ktimer *timer, const ktime_t *tim, int mode,
 		ret = -EINVAL;
 		goto unlock;
 	}
-	ret = ktimer_set_expiry(timer, base->clock->get_time(), tim, mode);
+	ret = ktimer_set_expiry(timer, base->clock, tim, mode);
 	if (!ret) {
 		timer->flags &= ~KTIMER_STOPPED_IN_CALLBACK;
 		ktimer_enqueue(timer, base);
@@ -370,8 +391,10 @@ unlock:
  * @mode: one of enum ktimer_mode, optionally ORed with %KTIMER_NOCHECK
  *
  * %KTIMER_ABS, %KTIMER_REL, %KTIMER_INCR and %KTIMER_RESTART refuse an
- * expiry that is not in the future unless %KTIMER_NOCHECK is given: the
- * timer is then not queued and ->expired is set to the current time.
+ * expiry that is not in the future: the timer is then not queued and
+ * ->expired is set to the current time.  With %KTIMER_NOCHECK the timer
+ * is queued whatever its expiry, and ABS, INCR and RESTART do not read
+ * the clock at all.
  * %KTIMER_FORWARD and %KTIMER_REARM add their period until the expiry is
  * in the future and count the additions in ->overrun.
  *
@@ -687,7 +710,8 @@ EXPORT_SYMBOL_GPL(get_ktimer_real_res);
 /*
  * Run the callbacks of the expired timers of @base.  Timers queued during
  * this run (a callback restarting its timer with KTIMER_NOCHECK in the
- * past, say) wait for the next run, so a run always ends.
+ * past, say) wait for the next run, so a run always ends: it runs at most
+ * the timers that were queued when it began.
  */
 static void ktimer_run_base(struct ktimer_base *base)
 {
@@ -705,8 +729,17 @@ static void ktimer_run_base(struct ktimer_base *base)
 		void (*fn)(void *data);
 		void *data;
 
-		if (timer->expires > now || timer->pass == base->pass)
+		if (timer->pass == base->pass)
 			break;
+		/*
+		 * Callbacks take time: what fell due meanwhile runs now, not
+		 * after another wake-up (hrtimer_interrupt() retries too).
+		 */
+		if (timer->expires > now) {
+			now = base->clock->get_time();
+			if (timer->expires > now)
+				break;
+		}
 
 		ktimer_dequeue(timer, base);
 		timer->expired = now;

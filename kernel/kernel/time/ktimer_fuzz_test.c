@@ -348,10 +348,9 @@ static int model_arm(struct fuzz_state *st, int id, ktime_t tim, int mode,
 	case KTIMER_RESTART:
 		break;
 	}
-	if (m->expires <= st->now) {
+	if (m->expires <= st->now && !(mode & KTIMER_NOCHECK)) {
 		m->expired = st->now;
-		if (!(mode & KTIMER_NOCHECK))
-			return -ETIME;
+		return -ETIME;
 	}
 queue:
 	m->stopped_in_callback = false;

@@ -281,7 +281,7 @@ static void ktimer_schedule_rel_test(struct kunit *test)
 
 /*
  * The engine wakes this CPU with an hrtimer on the timer's own clock, from
- * its expiry to its expiry plus the resolution.  A wake-up on another
+ * its expiry to its expiry plus half the resolution.  A wake-up on another
  * clock (or none) would still look right whenever something else raised
  * the softirq, so this looks at what was programmed.
  */
@@ -307,7 +307,9 @@ static void ktimer_wakeup_event_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, armed);
 	KUNIT_EXPECT_EQ(test, clockid, clock->clockid);
 	KUNIT_EXPECT_EQ(test, soft, rt->timer.expires);
-	KUNIT_EXPECT_EQ(test, hard - soft, (ktime_t)ktimer_clock_resolution(clock));
+	/* may slip by half the resolution; the softirq gets the other half */
+	KUNIT_EXPECT_EQ(test, hard - soft,
+			(ktime_t)(ktimer_clock_resolution(clock) / 2));
 }
 
 /* The resolution and the timespec rounding follow the boot-time engine */

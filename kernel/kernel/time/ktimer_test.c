@@ -237,9 +237,8 @@ static void check_mode_result(struct kunit *test, const struct mode_case *c,
 	KUNIT_EXPECT_EQ(test, ktimer_active(&tt->timer), queued);
 	KUNIT_EXPECT_EQ(test, tt->timer.expires, c->expires);
 	KUNIT_EXPECT_EQ(test, tt->timer.overrun, c->overrun);
-	/* ->expired records the time an expiry was found in the past */
-	if (c->expires <= NOW && (c->mode & ~NC) != KTIMER_FORWARD &&
-	    (c->mode & ~NC) != KTIMER_REARM)
+	/* ->expired records the time an expiry was refused, and only then */
+	if (c->ret == -ETIME)
 		KUNIT_EXPECT_EQ(test, tt->timer.expired, NOW);
 	else
 		KUNIT_EXPECT_EQ(test, tt->timer.expired, -1);
@@ -268,6 +267,31 @@ static void ktimer_modify_pending_mode_test(struct kunit *test)
 
 	ret = modify_ktimer(&tt->timer, c->null_tim ? NULL : &c->tim, c->mode);
 	check_mode_result(test, c, tt, ret, 1);
+}
+
+/*
+ * Starts that need neither the time nor the check do not read the clock,
+ * as hrtimer_start() does not: that is most of a start's cost.
+ */
+static void ktimer_nocheck_skips_clock_test(struct kunit *test)
+{
+	struct test_timer *tt = new_timer(test, 0);
+	ktime_t t = NOW + 100, step = 10;
+	unsigned int reads = READ_ONCE(fake_clock_reads);
+
+	KUNIT_EXPECT_EQ(test, modify_ktimer(&tt->timer, &t,
+					    KTIMER_ABS | KTIMER_NOCHECK), 0);
+	KUNIT_EXPECT_EQ(test, modify_ktimer(&tt->timer, &step,
+					    KTIMER_INCR | KTIMER_NOCHECK), 1);
+	KUNIT_EXPECT_EQ(test, modify_ktimer(&tt->timer, NULL,
+					    KTIMER_RESTART | KTIMER_NOCHECK), 1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(fake_clock_reads), reads);
+	KUNIT_EXPECT_EQ(test, tt->timer.expires, NOW + 110);
+
+	KUNIT_EXPECT_EQ(test, modify_ktimer(&tt->timer, &t, KTIMER_ABS), 1);
+	KUNIT_EXPECT_EQ(test, modify_ktimer(&tt->timer, &step,
+					    KTIMER_REL | KTIMER_NOCHECK), 1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(fake_clock_reads), reads + 2);
 }
 
 static void ktimer_modify_idle_mode_test(struct kunit *test)
@@ -312,6 +336,7 @@ static struct kunit_case ktimer_modes_cases[] = {
 	KUNIT_CASE_PARAM(ktimer_start_mode_test, mode_cases_gen_params),
 	KUNIT_CASE_PARAM(ktimer_modify_pending_mode_test, mode_cases_gen_params),
 	KUNIT_CASE_PARAM(ktimer_modify_idle_mode_test, mode_cases_gen_params),
+	KUNIT_CASE(ktimer_nocheck_skips_clock_test),
 	KUNIT_CASE_PARAM(ktimer_mode_fires_at_expiry_test, mode_cases_gen_params),
 	{}
 };
@@ -671,6 +696,34 @@ static void ktimer_partial_run_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, ktimer_active(&b->timer));
 	advance_to(NOW + 20);
 	KUNIT_EXPECT_EQ(test, b->fired, 1);
+}
+
+/* A callback that takes time: the clock moves on by 10 while it runs */
+static void slow_callback_action(struct test_timer *tt)
+{
+	WRITE_ONCE(fake_clock_now, fake_clock_get_time() + 10);
+}
+
+/*
+ * Timers that fell due while callbacks ran are run in the same run, not
+ * after another wake-up; a timer not yet due when the run ends waits.
+ */
+static void ktimer_run_catches_up_test(struct kunit *test)
+{
+	struct test_timer *a = new_timer(test, 1), *b = new_timer(test, 2);
+	struct test_timer *c = new_timer(test, 3);
+
+	a->action = slow_callback_action;
+	b->action = slow_callback_action;
+	start_abs(test, a, NOW + 10);
+	start_abs(test, b, NOW + 20);
+	start_abs(test, c, NOW + 31);
+	advance_to(NOW + 10);
+	KUNIT_EXPECT_EQ(test, a->fired, 1);
+	KUNIT_EXPECT_EQ(test, b->fired, 1);
+	KUNIT_EXPECT_EQ(test, b->timer.expired, NOW + 20);
+	KUNIT_EXPECT_EQ(test, c->fired, 0);
+	KUNIT_EXPECT_TRUE(test, ktimer_active(&c->timer));
 }
 
 /* ->expired is the clock's time at the run, which may be late */
@@ -1068,6 +1121,7 @@ static struct kunit_case ktimer_queue_cases[] = {
 	KUNIT_CASE(ktimer_equal_expiry_fifo_test),
 	KUNIT_CASE(ktimer_restart_requeues_behind_ties_test),
 	KUNIT_CASE(ktimer_partial_run_test),
+	KUNIT_CASE(ktimer_run_catches_up_test),
 	KUNIT_CASE(ktimer_expired_is_run_time_test),
 	KUNIT_CASE(ktimer_no_run_no_fire_test),
 	KUNIT_CASE(ktimer_negative_clock_test),

@@ -25,13 +25,16 @@ static inline void expect_warning_end(struct kunit *test)
 
 /*
  * DEFINE_FAKE_CLOCK(name, res) defines a clock that reads the variable
- * name_now and whose timers expire only when the test calls
- * ktimer_run_clock(&name): the test owns time and expiry.
+ * name_now, counts its reads in name_reads, and whose timers expire only
+ * when the test calls ktimer_run_clock(&name): the test owns time and
+ * expiry.
  */
 #define DEFINE_FAKE_CLOCK(_name, _res)					\
 static ktime_t _name##_now;						\
+static unsigned int _name##_reads;					\
 static ktime_t _name##_get_time(void)					\
 {									\
+	WRITE_ONCE(_name##_reads, READ_ONCE(_name##_reads) + 1);	\
 	return READ_ONCE(_name##_now);					\
 }									\
 static struct ktimer_clock _name = {					\
