@@ -396,14 +396,15 @@ static void epoch_now(struct bench_epoch *epoch)
 }
 
 /*
- * @offset ns after @epoch.  The wheel fires at a tick: one jiffy more than
- * the rounded-up offset, since the current jiffy began before @epoch.
+ * @offset ns after @epoch.  For the wheel, the offset rounded up to
+ * jiffies: the wheel adds the jiffy that covers the current one having
+ * begun before @epoch itself (calc_index() in timer.c rounds up).
  */
 static void expiry_at(struct bench_expiry *exp, const struct bench_epoch *epoch,
 		      s64 offset)
 {
 	exp->ns = ktime_add_ns(epoch->ns, offset);
-	exp->jiffies = epoch->jiffies + 1 +
+	exp->jiffies = epoch->jiffies +
 		       nsecs_to_jiffies(offset + TICK_NSEC - 1);
 }
 
