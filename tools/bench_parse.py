@@ -15,7 +15,10 @@ Everything before `ktimer_bench: ` is dropped. A run without its `end` line
 crashed or timed out: its figures are kept and marked partial. A line of a
 known kind that breaks the format (a missing key, a value that is no number)
 is left out and named in `problems`; a `ktimer_bench:` line of another kind
-is kept as a note. Nothing here raises on console content.
+is kept as a note, and so is the kernel's `hrtimer: interrupt took N ns`
+during the benchmark (hrtimer_interrupt()'s hang protection, which delays
+hard hrtimers on purpose: figures around it are not the API's own). Nothing
+here raises on console content.
 """
 
 import re
@@ -41,6 +44,10 @@ REQUIRED = {
 NUMERIC = {"begin": ("version", "hz", "cpu", "ncpus", "batch", "batches"),
            "size": ("timer_bytes", "percpu_bytes"), "result": ("n",), "skip": ("n",), "end": ("elapsed_ms",)}
 NAMES = ("workload", "api")     # identifiers: a result's other values are its figures
+# printed once per boot by hrtimer_interrupt() when it gave up catching up (kernel/time/hrtimer.c)
+HRTIMER_HANG_RE = re.compile(r"hrtimer: interrupt took \d+ ns")
+HRTIMER_HANG_NOTE = ("hrtimer_interrupt()'s hang protection fired: it delays the next hrtimer interrupt "
+                     "on purpose, so hard hrtimer figures measured around it (latency) include that delay")
 
 
 def number(text):
@@ -148,6 +155,9 @@ def parse(lines):
     for number_at, text in enumerate(lines, 1):
         split = split_line(text)
         if split is None:
+            hang = HRTIMER_HANG_RE.search(text)
+            if hang and run.started and not run.complete:
+                run.notes.append({"line": number_at, "text": f"{hang.group(0)}: {HRTIMER_HANG_NOTE}"})
             continue
         kind, pairs = split
         if kind not in REQUIRED:

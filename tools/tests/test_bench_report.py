@@ -43,7 +43,8 @@ class TextTest(unittest.TestCase):
         latency = next(line for line in lines if line.startswith("highres  latency"))
         self.assertEqual(latency.split()[4:], ["99282", "109929", "226843", "37004612", "0.90", "0.44", "0.0027"])
         self.assertIn("(hrtimer grew 4.16x)", next(line for line in lines if "growth start_stop" in line))
-        self.assertIn("max 5003690 ns, jiffy 4000000 ns (hz=250): 1.25 jiffy", lines[-3])
+        self.assertIn("max 5003690 ns, jiffy 4000000 ns (hz=250): 1.25 jiffy", lines[-4])
+        self.assertIn("hrtimer: interrupt took 197748 ns", lines[-3])
 
     def test_a_crashed_boot_is_named_and_its_figures_kept(self):
         crashed = boot("highres", "bench-i386-crashed.log", "CRASH", ["kernel panic at console line 219: ..."])
