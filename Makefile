@@ -42,7 +42,7 @@ REPORT_SELECTION := $(if $(strip $(CONFIGS)),$(CONFIG_FLAGS) $(SELFTEST_SUMMARY)
 # Kernel builds use every CPU already; never run two steps at once.
 .NOTPARALLEL:
 .DEFAULT_GOAL := all
-.PHONY: all test selftest check tools-test style deps pin tree apply kunit summary report baseline export-kcidb \
+.PHONY: all test quick selftest check tools-test style deps pin tree apply kunit summary report baseline export-kcidb \
 	soak sanitizers series series-check bench bench-report clean distclean help
 
 ## all: deps + tree + apply + kunit per arch in ARCHES and configuration in CONFIGS + summary (default)
@@ -71,6 +71,14 @@ test:
 	@$(KTIMERS) report $(CONFIG_FLAGS) $(SELFTEST_SUMMARY) --record $(REPORT_RESULT) $(ARCHES) || true
 	@$(KTIMERS) summary $(CONFIG_FLAGS) $(SELFTEST_SUMMARY) --tools-tests $(TOOLS_COUNTS) --style $(STYLE_RESULT) \
 		--report $(REPORT_RESULT) $(ARCHES)
+
+## quick: the edit-test loop: apply kernel/, rebuild incrementally and run the suites of the `default` configuration on ARCH (default i386) only
+# No selftests, style or other configurations: `make test` remains the gate.
+QUICK_ARCHES := $(if $(strip $(ARCH)),$(ARCH),i386)
+quick:
+	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
+	@$(KTIMERS) kunit --tree $(TREE) --config default --timeout $(TIMEOUT) $(QUICK_ARCHES) || true
+	@$(KTIMERS) summary --config default $(QUICK_ARCHES)
 
 ## selftest: the kernel's timer selftests in the guest, ktimer path on and off, per arch in ARCHES (builds `default` if needed)
 # kunit first: it rebuilds the `default` image if kernel/ changed (and runs its suites, seconds),
