@@ -25,31 +25,36 @@ struct ktimer_base;
 /**
  * struct ktimer - a timer on one clock
  * @node:	queue linkage; empty while the timer is not queued (internal)
+ * @base:	per-CPU clock base the timer belongs to (internal)
  * @expires:	absolute expiry time on the timer's clock
- * @expired:	the clock's time when the timer last expired, was found
- *		already expired when started, or was stopped while pending
+ * @expired:	the clock's time when the timer last expired, when a start
+ *		refused its expiry, or when it was stopped while pending
  * @interval:	period; a value > 0 re-arms the timer after each expiry
  * @overrun:	number of periods added by %KTIMER_FORWARD, %KTIMER_REARM
  *		and the automatic re-arm of periodic timers (saturates)
  * @function:	callback, run from the timer softirq with @data
  * @data:	argument passed to @function
- * @base:	per-CPU clock base the timer belongs to (internal)
  * @pass:	expiry pass of @base in which the timer was queued (internal)
  * @flags:	internal state bits
  *
  * A timer must be initialised with init_ktimer_mono(), init_ktimer_real()
  * or ktimer_init() before use.  The caller then sets @function, @data and,
  * for a periodic timer, @interval.
+ *
+ * @base follows @node: on 32-bit arches that align 64-bit values to 8
+ * bytes it fills the hole after the 12-byte rb_node (72 -> 64 bytes on
+ * ARM), and a start or stop finds the lock it needs next to the queue
+ * linkage and the expiry.
  */
 struct ktimer {
 	struct rb_node		node;
+	struct ktimer_base	*base;
 	ktime_t			expires;
 	ktime_t			expired;
 	ktime_t			interval;
 	u64			overrun;
 	void			(*function)(void *data);
 	void			*data;
-	struct ktimer_base	*base;
 	unsigned int		pass;
 	unsigned int		flags;
 };
