@@ -27,8 +27,8 @@ struct ktimer_base;
  * @node:	queue linkage; empty while the timer is not queued (internal)
  * @base:	per-CPU clock base the timer belongs to (internal)
  * @expires:	absolute expiry time on the timer's clock
- * @expired:	the clock's time when the timer last expired, when a start
- *		refused its expiry, or when it was stopped while pending
+ * @expired:	the clock's time when the timer last expired or when a start
+ *		refused its expiry (a stop leaves it alone)
  * @interval:	period; a value > 0 re-arms the timer after each expiry
  * @overrun:	number of periods added by %KTIMER_FORWARD, %KTIMER_REARM
  *		and the automatic re-arm of periodic timers (saturates)

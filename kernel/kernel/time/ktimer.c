@@ -439,9 +439,14 @@ static bool ktimer_in_own_callback(const struct ktimer *timer,
  * try_to_stop_ktimer - stop a timer unless its callback is running
  * @timer: an initialised timer
  *
- * A stopped timer gets ->expired set to the current time.  Called from the
- * timer's own callback it never fails: it removes a re-arm the callback
- * made and cancels the automatic re-arm of a periodic timer.
+ * Called from the timer's own callback it never fails: it removes a re-arm
+ * the callback made and cancels the automatic re-arm of a periodic timer.
+ *
+ * Unlike the 2005 posting, a stop does not read the clock to record the
+ * stop time in ->expired: that read was most of the cost of a cancel, and
+ * only a sleeper woken early wants the time that is left, which
+ * schedule_ktimer() and get_remtime_ktimer() read when asked.  hrtimers
+ * dropped the field for the same reason when they were merged in 2.6.16.
  *
  * Context: any context.
  * Return: 1 if @timer was pending and is now stopped, 0 if it was not
@@ -467,8 +472,6 @@ int try_to_stop_ktimer(struct ktimer *timer)
 	}
 	if (ktimer_active(timer)) {
 		ktimer_dequeue(timer, base);
-		if (base->clock)
-			timer->expired = base->clock->get_time();
 		trace_ktimer_cancel(timer);
 		ret = 1;
 	}
@@ -524,12 +527,15 @@ EXPORT_SYMBOL_GPL(stop_ktimer);
  *	  and 0 is returned for a timer that is not pending (what itimers
  *	  report)
  *
+ * The time is read now, for a stopped timer too: a stop does not record
+ * it (see try_to_stop_ktimer()), so a stopped timer keeps counting down,
+ * as with hrtimer_get_remaining().
+ *
  * Context: any context.
- * Return: for a pending timer, its expiry minus the current time (@fake
- * instead if that is not positive and @fake is non-zero); for a timer that
- * is not pending, 0 if @fake is non-zero, else ->expires - ->expired (the
- * time that was left when it was stopped, or a value <= 0 after expiry).
- * 0 (with a warning) for a NULL or uninitialised timer.
+ * Return: ->expires minus the clock's current time; if @fake is non-zero,
+ * @fake instead for a pending timer that is already due, and 0 for a timer
+ * that is not pending.  0 for a timer whose clock was unregistered, and
+ * (with a warning) for a NULL or uninitialised timer.
  */
 ktime_t get_remtime_ktimer(struct ktimer *timer, long fake)
 {
@@ -541,14 +547,12 @@ ktime_t get_remtime_ktimer(struct ktimer *timer, long fake)
 		return 0;
 
 	base = ktimer_lock_base(timer, &flags);
-	if (ktimer_active(timer) && base->clock) {
+	rem = 0;
+	if ((ktimer_active(timer) || !fake) && base->clock) {
 		rem = ktimer_add_sat(timer->expires,
 				     -base->clock->get_time());
 		if (fake && rem <= 0)
 			rem = fake;
-	} else {
-		rem = fake ? 0 : ktimer_add_sat(timer->expires,
-						-timer->expired);
 	}
 	raw_spin_unlock_irqrestore(&base->lock, flags);
 	return rem;
@@ -1182,10 +1186,12 @@ ktime_t schedule_ktimer(struct ktimer *timer, ktime_t *t, unsigned int state,
 		set_current_state(state);
 	}
 	__set_current_state(TASK_RUNNING);
-	stop_ktimer(timer);
-
 	*t = timer->expires;
-	rem = ktimer_add_sat(timer->expires, -timer->expired);
+	if (stop_ktimer(timer) != 1)
+		return 0;	/* it fired: the full sleep */
+
+	/* Woken early: only here is the time left worth a clock read */
+	rem = get_remtime_ktimer(timer, 0);
 	return rem > 0 ? rem : 0;
 }
 EXPORT_SYMBOL_GPL(schedule_ktimer);

@@ -367,7 +367,6 @@ static int model_stop(struct fuzz_state *st, int id, bool own_callback)
 	if (!m->pending)
 		return 0;
 	model_dequeue(st, id);
-	m->expired = st->now;
 	return 1;
 }
 
@@ -376,8 +375,8 @@ static ktime_t model_remtime(const struct model_timer *m, ktime_t now,
 {
 	ktime_t rem;
 
-	if (!m->pending)
-		return fake ? 0 : model_add(m->expires, -m->expired);
+	if (fake && !m->pending)
+		return 0;
 	rem = model_add(m->expires, -now);
 	return fake && rem <= 0 ? fake : rem;
 }

@@ -270,8 +270,8 @@ static void ktimer_modify_pending_mode_test(struct kunit *test)
 }
 
 /*
- * Starts that need neither the time nor the check do not read the clock,
- * as hrtimer_start() does not.
+ * Starts that need neither the time nor the check, and stops, do not read
+ * the clock, as hrtimer_start() and hrtimer_try_to_cancel() do not.
  */
 static void ktimer_nocheck_skips_clock_test(struct kunit *test)
 {
@@ -285,11 +285,15 @@ static void ktimer_nocheck_skips_clock_test(struct kunit *test)
 					    KTIMER_INCR | KTIMER_NOCHECK), 1);
 	KUNIT_EXPECT_EQ(test, modify_ktimer(&tt->timer, NULL,
 					    KTIMER_RESTART | KTIMER_NOCHECK), 1);
+	KUNIT_EXPECT_EQ(test, try_to_stop_ktimer(&tt->timer), 1);
+	KUNIT_EXPECT_EQ(test, modify_ktimer(&tt->timer, NULL,
+					    KTIMER_RESTART | KTIMER_NOCHECK), 0);
+	KUNIT_EXPECT_EQ(test, stop_ktimer(&tt->timer), 1);
 	reads = READ_ONCE(fake_clock_reads) - before;
 	KUNIT_EXPECT_EQ(test, reads, 0);
 	KUNIT_EXPECT_EQ(test, tt->timer.expires, NOW + 110);
 
-	KUNIT_EXPECT_EQ(test, modify_ktimer(&tt->timer, &t, KTIMER_ABS), 1);
+	KUNIT_EXPECT_EQ(test, modify_ktimer(&tt->timer, &t, KTIMER_ABS), 0);
 	KUNIT_EXPECT_EQ(test, modify_ktimer(&tt->timer, &step,
 					    KTIMER_REL | KTIMER_NOCHECK), 1);
 	reads = READ_ONCE(fake_clock_reads) - before;
@@ -1024,7 +1028,7 @@ static void ktimer_callback_stops_other_test(struct kunit *test)
 	advance_to(NOW + 10);
 	KUNIT_EXPECT_EQ(test, a->action_ret, 1);
 	KUNIT_EXPECT_EQ(test, b->fired, 0);
-	KUNIT_EXPECT_EQ(test, b->timer.expired, NOW + 10);
+	KUNIT_EXPECT_EQ(test, b->timer.expired, 0);
 }
 
 static void restart_other_now(struct test_timer *tt)
@@ -1163,9 +1167,10 @@ static void ktimer_try_stop_pending_test(struct kunit *test)
 
 	start_abs(test, tt, NOW + 100);
 	WRITE_ONCE(fake_clock_now, NOW + 40);
+	tt->timer.expired = 77;
 	KUNIT_EXPECT_EQ(test, try_to_stop_ktimer(&tt->timer), 1);
 	KUNIT_EXPECT_FALSE(test, ktimer_active(&tt->timer));
-	KUNIT_EXPECT_EQ(test, tt->timer.expired, NOW + 40);
+	KUNIT_EXPECT_EQ(test, tt->timer.expired, 77);
 	KUNIT_EXPECT_EQ(test, try_to_stop_ktimer(&tt->timer), 0);
 	advance_to(NOW + 1000);
 	KUNIT_EXPECT_EQ(test, tt->fired, 0);
@@ -1237,9 +1242,11 @@ static void ktimer_remtime_stopped_test(struct kunit *test)
 	WRITE_ONCE(fake_clock_now, NOW + 30);
 	KUNIT_ASSERT_EQ(test, stop_ktimer(&tt->timer), 1);
 	WRITE_ONCE(fake_clock_now, NOW + 60);
-	/* the time that was left when it was stopped */
-	KUNIT_EXPECT_EQ(test, get_remtime_ktimer(&tt->timer, 0), 70);
+	/* read at the query, as hrtimer_get_remaining() does, not at the stop */
+	KUNIT_EXPECT_EQ(test, get_remtime_ktimer(&tt->timer, 0), 40);
 	KUNIT_EXPECT_EQ(test, get_remtime_ktimer(&tt->timer, 9), 0);
+	WRITE_ONCE(fake_clock_now, NOW + 150);
+	KUNIT_EXPECT_EQ(test, get_remtime_ktimer(&tt->timer, 0), -50);
 }
 
 static void ktimer_expiry_query_test(struct kunit *test)
