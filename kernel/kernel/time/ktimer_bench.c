@@ -19,7 +19,8 @@
  * there (KTIMER bases are per-CPU, HRTIMER_MODE_*_PINNED, TIMER_PINNED),
  * and every measured batch runs with interrupts disabled, the same way for
  * the three.  Expiries come from one seeded generator, so each API sees the
- * same sequence.  The results are printed as "ktimer_bench: ..." lines of
+ * same sequence; start_stop and modify give the APIs turns batch by batch.
+ * The results are printed as "ktimer_bench: ..." lines of
  * key=value pairs; timing never decides anything here.  Under software
  * emulation the absolute figures mean little: the ratios within one boot
  * are the result.
@@ -458,7 +459,8 @@ static const char *const op_names[] = {
 
 /* Too big for the stack of a 32-bit kernel; one benchmark thread uses them */
 static struct bench_expiry batch_exps[BENCH_BATCH];
-static s64 batch_costs[BENCH_BATCHES];
+static s64 batch_costs[ARRAY_SIZE(bench_apis)][BENCH_BATCHES];
+static struct bench_pool batch_pools[ARRAY_SIZE(bench_apis)];
 
 /* One timed batch: ns per operation */
 static s64 timed_batch(const struct bench_api *api, void *elem,
@@ -480,47 +482,71 @@ static s64 timed_batch(const struct bench_api *api, void *elem,
 	return div_s64(ktime_sub(end, start), BENCH_BATCH);
 }
 
-/* start_stop or modify of one more timer while @n others are pending */
-static void bench_ops(const struct bench_api *api, enum bench_op op,
-		      unsigned long n)
+/*
+ * start_stop or modify of one more timer while @n others are pending, for
+ * every API at once: the APIs take turns batch by batch, each starting
+ * the round in turn, on the same expiries, so that a slow spell of the
+ * host (under emulation, seconds of it are common) costs them all alike
+ * instead of falling on whichever API ran then.
+ */
+static void bench_ops(enum bench_op op, unsigned long n)
 {
+	const unsigned int napis = ARRAY_SIZE(bench_apis);
 	struct bench_expiry *exps = batch_exps;
-	s64 *costs = batch_costs;
+	struct bench_pool *pools = batch_pools;
 	struct bench_epoch epoch;
-	struct bench_pool pool;
 	struct rnd_state rnd;
-	void *elem;
+	unsigned int a, k;
 	int r, i;
 
-	if (n > max_n || pool_get(&pool, api, n + 1)) {
-		pr_info("skip workload=%s api=%s n=%lu reason=%s\n", op_names[op],
-			api->name, n, n > max_n ? "max_n" : "nomem");
-		return;
-	}
 	epoch_now(&epoch);
-	pool.n = n;			/* the last element is measured */
-	arm_background(&pool, &epoch);
-	pool.n = n + 1;
-	elem = pool_at(&pool, n);
+	for (a = 0; a < napis; a++) {
+		struct bench_pool *pool = &pools[a];
+
+		if (n > max_n || pool_get(pool, bench_apis[a], n + 1)) {
+			pr_info("skip workload=%s api=%s n=%lu reason=%s\n",
+				op_names[op], bench_apis[a]->name, n,
+				n > max_n ? "max_n" : "nomem");
+			pool->api = NULL;
+			continue;
+		}
+		pool->n = n;		/* the last element is measured */
+		arm_background(pool, &epoch);
+		pool->n = n + 1;
+	}
 
 	prandom_seed_state(&rnd, BENCH_SEED + 1);
-	if (op == BENCH_MODIFY) {
-		expiry_at(&exps[0], &epoch, BENCH_FAR_NS);
-		api->arm(elem, &exps[0]);
-	}
+	expiry_at(&exps[0], &epoch, BENCH_FAR_NS);
+	for (a = 0; a < napis; a++)
+		if (pools[a].api && op == BENCH_MODIFY)
+			pools[a].api->arm(pool_at(&pools[a], n), &exps[0]);
 	for (r = 0; r < BENCH_BATCHES; r++) {
 		for (i = 0; i < BENCH_BATCH; i++)
 			expiry_at(&exps[i], &epoch,
 				  random_offset(&rnd, BENCH_FAR_NS, BENCH_FAR_NS));
-		costs[r] = timed_batch(api, elem, exps, op);
+		for (k = 0; k < napis; k++) {
+			struct bench_pool *pool = &pools[(r + k) % napis];
+
+			if (pool->api)
+				batch_costs[pool - pools][r] =
+					timed_batch(pool->api, pool_at(pool, n),
+						    exps, op);
+		}
 		cond_resched();
 	}
-	pool_release(&pool);
 
-	sort(costs, BENCH_BATCHES, sizeof(*costs), cmp_s64, NULL);
-	pr_info("result workload=%s api=%s n=%lu median_ns=%lld p99_ns=%lld\n",
-		op_names[op], api->name, n, quantile(costs, BENCH_BATCHES, 500),
-		quantile(costs, BENCH_BATCHES, 990));
+	for (a = 0; a < napis; a++) {
+		s64 *costs = batch_costs[a];
+
+		if (!pools[a].api)
+			continue;
+		pool_release(&pools[a]);
+		sort(costs, BENCH_BATCHES, sizeof(*costs), cmp_s64, NULL);
+		pr_info("result workload=%s api=%s n=%lu median_ns=%lld p99_ns=%lld\n",
+			op_names[op], bench_apis[a]->name, n,
+			quantile(costs, BENCH_BATCHES, 500),
+			quantile(costs, BENCH_BATCHES, 990));
+	}
 }
 
 static void fire_begin(unsigned long n)
@@ -670,13 +696,10 @@ static int ktimer_bench_thread(void *unused)
 
 	/* The costs do not depend on the engine: measured in the highres boot */
 	if (highres) {
-		for (i = 0; i < ARRAY_SIZE(bench_sizes); i++)
-			for (a = 0; a < ARRAY_SIZE(bench_apis); a++) {
-				bench_ops(bench_apis[a], BENCH_START_STOP,
-					  bench_sizes[i]);
-				bench_ops(bench_apis[a], BENCH_MODIFY,
-					  bench_sizes[i]);
-			}
+		for (i = 0; i < ARRAY_SIZE(bench_sizes); i++) {
+			bench_ops(BENCH_START_STOP, bench_sizes[i]);
+			bench_ops(BENCH_MODIFY, bench_sizes[i]);
+		}
 		for (i = 0; i < ARRAY_SIZE(expiry_sizes); i++)
 			for (a = 0; a < ARRAY_SIZE(bench_apis); a++)
 				bench_expiry(bench_apis[a], expiry_sizes[i]);
