@@ -31,20 +31,23 @@ struct ktimer_base;
  *		refused its expiry (a stop leaves it alone)
  * @interval:	period; a value > 0 re-arms the timer after each expiry
  * @overrun:	number of periods added by %KTIMER_FORWARD, %KTIMER_REARM
- *		and the automatic re-arm of periodic timers (saturates)
+ *		and the automatic re-arm of periodic timers (saturates at
+ *		U32_MAX; forward_ktimer() returns the full 64-bit count)
+ * @pass:	expiry pass of @base in which the timer was queued (internal)
  * @function:	callback, run from the timer softirq with @data
  * @data:	argument passed to @function
- * @pass:	expiry pass of @base in which the timer was queued (internal)
- * @flags:	internal state bits
  *
  * A timer must be initialised with init_ktimer_mono(), init_ktimer_real()
  * or ktimer_init() before use.  The caller then sets @function, @data and,
  * for a periodic timer, @interval.
  *
- * @base follows @node: on 32-bit arches that align 64-bit values to 8
- * bytes it fills the hole after the 12-byte rb_node (72 -> 64 bytes on
- * ARM), and a start or stop finds the lock it needs next to the queue
- * linkage and the expiry.
+ * The layout is for a big tree's cache lines: @base follows @node, so that
+ * on 32-bit arches that align 64-bit values to 8 bytes it fills the hole
+ * after the 12-byte rb_node, and a start or stop finds the lock it needs
+ * next to the queue linkage and the expiry.  @overrun is 32 bits, as the
+ * posting's int was, and the stopped-in-callback state lives in the base,
+ * which only needs it for the one running timer: 56 bytes on 32-bit
+ * arches (72 on ARM before), 80 on 64-bit ones (88 before).
  */
 struct ktimer {
 	struct rb_node		node;
@@ -52,11 +55,10 @@ struct ktimer {
 	ktime_t			expires;
 	ktime_t			expired;
 	ktime_t			interval;
-	u64			overrun;
+	u32			overrun;
+	unsigned int		pass;
 	void			(*function)(void *data);
 	void			*data;
-	unsigned int		pass;
-	unsigned int		flags;
 };
 
 /*

@@ -51,9 +51,6 @@
 #define CREATE_TRACE_POINTS
 #include <trace/events/ktimer.h>
 
-/* timer->flags */
-#define KTIMER_STOPPED_IN_CALLBACK	BIT(0)
-
 DEFINE_PER_CPU(struct ktimer_cpu_bases, ktimer_cpu_bases);
 
 struct ktimer_clock *ktimer_clocks[KTIMER_MAX_CLOCKS];
@@ -109,7 +106,7 @@ static u64 ktimer_forward_past(struct ktimer *timer, ktime_t now,
 	if (check_add_overflow(periods, 1ULL, &periods))
 		periods = U64_MAX;
 	if (check_add_overflow(timer->overrun, periods, &timer->overrun))
-		timer->overrun = U64_MAX;
+		timer->overrun = U32_MAX;
 
 	room = (u64)KTIME_MAX - (u64)timer->expires;
 	if (check_mul_overflow(periods, (u64)period, &step) || step > room)
@@ -373,7 +370,8 @@ static int ktimer_arm(struct ktimer *timer, const ktime_t *tim, int mode,
 	}
 	ret = ktimer_set_expiry(timer, base->clock, tim, mode);
 	if (!ret) {
-		timer->flags &= ~KTIMER_STOPPED_IN_CALLBACK;
+		if (base->running == timer)
+			base->running_stopped = false;
 		ktimer_enqueue(timer, base);
 		trace_ktimer_start(timer, mode);
 		ret = was_pending;
@@ -468,7 +466,7 @@ int try_to_stop_ktimer(struct ktimer *timer)
 			ret = -1;
 			goto unlock;
 		}
-		timer->flags |= KTIMER_STOPPED_IN_CALLBACK;
+		base->running_stopped = true;
 	}
 	if (ktimer_active(timer)) {
 		ktimer_dequeue(timer, base);
@@ -747,7 +745,7 @@ static void ktimer_run_base(struct ktimer_base *base)
 
 		ktimer_dequeue(timer, base);
 		timer->expired = now;
-		timer->flags &= ~KTIMER_STOPPED_IN_CALLBACK;
+		base->running_stopped = false;
 		fn = timer->function;
 		data = timer->data;
 		WRITE_ONCE(base->running, timer);
@@ -760,7 +758,7 @@ static void ktimer_run_base(struct ktimer_base *base)
 
 		raw_spin_lock_irq(&base->lock);
 		if (timer->interval > 0 && !ktimer_active(timer) &&
-		    !(timer->flags & KTIMER_STOPPED_IN_CALLBACK)) {
+		    !base->running_stopped) {
 			ktimer_forward_past(timer, now, timer->interval);
 			ktimer_enqueue(timer, base);
 		}

@@ -43,7 +43,7 @@ static void ktimer_debug_base(struct seq_file *m, struct ktimer_base *base)
 				   base->count - KTIMER_DEBUG_MAX_TIMERS);
 			break;
 		}
-		seq_printf(m, "  #%u: %ps expires %lld (in %lld ns) interval %lld overrun %llu%s\n",
+		seq_printf(m, "  #%u: %ps expires %lld (in %lld ns) interval %lld overrun %u%s\n",
 			   shown - 1, timer->function, timer->expires,
 			   timer->expires - now, timer->interval,
 			   timer->overrun,

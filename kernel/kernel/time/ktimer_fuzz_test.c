@@ -107,7 +107,7 @@ struct model_timer {
 	ktime_t		expires;
 	ktime_t		expired;
 	ktime_t		interval;
-	u64		overrun;
+	u32		overrun;
 	u64		seq;		/* enqueue order, breaks expiry ties */
 	unsigned int	pass;		/* run during which it was queued */
 };
@@ -269,7 +269,8 @@ static void rnd_action(struct fuzz_state *st, int id)
 
 /*
  * Push ->expires past @now in steps of @period: the smallest number of
- * whole periods that does it, counted in ->overrun, both saturating.
+ * whole periods that does it, counted in ->overrun, both saturating
+ * (->overrun at U32_MAX).
  */
 static void model_forward(struct model_timer *m, ktime_t now, ktime_t period)
 {
@@ -280,7 +281,7 @@ static void model_forward(struct model_timer *m, ktime_t now, ktime_t period)
 	gap = (u64)now - (u64)m->expires;
 	periods = div64_u64(gap, period);
 	periods = periods == U64_MAX ? U64_MAX : periods + 1;
-	m->overrun = periods > U64_MAX - m->overrun ? U64_MAX :
+	m->overrun = periods > U32_MAX - m->overrun ? U32_MAX :
 						      m->overrun + periods;
 	/* how many periods still fit below KTIME_MAX */
 	fit = div64_u64((u64)KTIME_MAX - (u64)m->expires, period);
@@ -648,7 +649,7 @@ static bool fuzz_check_timer(struct fuzz_state *st, int id)
 				     id, t->expires, t->expired,
 				     m->expires, m->expired);
 	if (t->overrun != m->overrun)
-		return fuzz_diverged(st, "t%d overrun %llu, the model %llu", id,
+		return fuzz_diverged(st, "t%d overrun %u, the model %u", id,
 				     t->overrun, m->overrun);
 	expiry = get_expiry_ktimer(t, &now);
 	if (expiry != m->expires || now != st->now)

@@ -22,6 +22,8 @@
  * @count:		number of pending timers
  * @pass:		incremented at each expiry run
  * @expiring:		an expiry run is in progress and reprograms at its end
+ * @running_stopped:	@running was stopped from its own callback: no
+ *			automatic re-arm of its period
  * @cpu:		the CPU the base belongs to
  * @next_event:		expiry @event is armed for, KTIME_MAX if none
  * @event:		wakes the CPU for the earliest expiry
@@ -35,6 +37,7 @@ struct ktimer_base {
 	unsigned int		count;
 	unsigned int		pass;
 	bool			expiring;
+	bool			running_stopped;
 	unsigned int		cpu;
 	ktime_t			next_event;
 	struct hrtimer		event;

@@ -156,7 +156,9 @@ static void ktimer_forward_test(struct kunit *test)
 				    c->want_periods, "case %d", i);
 		KUNIT_EXPECT_EQ_MSG(test, timer->expires, c->want_expires,
 				    "case %d", i);
-		KUNIT_EXPECT_EQ_MSG(test, timer->overrun, c->want_periods,
+		/* the 32-bit field saturates; the return value does not */
+		KUNIT_EXPECT_EQ_MSG(test, timer->overrun,
+				    min_t(u64, c->want_periods, U32_MAX),
 				    "case %d", i);
 	}
 }
