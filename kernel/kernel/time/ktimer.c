@@ -1135,6 +1135,39 @@ bool ktimer_test_event(struct ktimer_clock *clock, clockid_t *clockid,
 	return armed;
 }
 EXPORT_SYMBOL_IF_KUNIT(ktimer_test_event);
+
+static unsigned int ktimer_subtree_height(const struct rb_node *node)
+{
+	if (!node)
+		return 0;
+	return 1 + max(ktimer_subtree_height(node->rb_left),
+		       ktimer_subtree_height(node->rb_right));
+}
+
+/**
+ * ktimer_test_queue_height - height of this CPU's queue of a clock
+ * @clock: a registered clock
+ *
+ * For the KUnit tests only: the most nodes a start walks on this CPU.
+ * The caller keeps itself on one CPU.
+ *
+ * Return: the number of nodes on the longest path from the root, 0 for an
+ * empty queue or an unregistered clock.
+ */
+unsigned int ktimer_test_queue_height(struct ktimer_clock *clock)
+{
+	struct ktimer_base *base;
+	unsigned int height;
+
+	if (!ktimer_clock_registered(clock))
+		return 0;
+	base = ktimer_cpu_base(raw_smp_processor_id(), clock->index);
+	raw_spin_lock_irq(&base->lock);
+	height = ktimer_subtree_height(base->queue.rb_root.rb_node);
+	raw_spin_unlock_irq(&base->lock);
+	return height;
+}
+EXPORT_SYMBOL_IF_KUNIT(ktimer_test_queue_height);
 #endif
 
 /* Wake @data, a task sleeping in schedule_ktimer() */

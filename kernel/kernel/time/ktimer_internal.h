@@ -87,5 +87,6 @@ static inline unsigned int ktimer_debug_fixups(enum ktimer_fixup_kind kind)
 #endif
 bool ktimer_test_event(struct ktimer_clock *clock, clockid_t *clockid,
 		       ktime_t *soft, ktime_t *hard);
+unsigned int ktimer_test_queue_height(struct ktimer_clock *clock);
 
 #endif /* _KERNEL_TIME_KTIMER_INTERNAL_H */

@@ -19,6 +19,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 
+#include "ktimer_internal.h"
 #include "ktimer_test.h"
 
 /* The fake clock reads this value */
@@ -790,6 +791,79 @@ static void count_bulk(void *data)
 }
 
 /* Many timers in pseudo-random order expire exactly when due */
+/* Expiry of the i-th of n starts, in the order a case names */
+struct queue_order {
+	const char *name;
+	ktime_t (*expiry)(unsigned int i, unsigned int n);
+};
+
+static ktime_t ascending_expiry(unsigned int i, unsigned int n)
+{
+	return NOW + 1 + i;
+}
+
+static ktime_t descending_expiry(unsigned int i, unsigned int n)
+{
+	return NOW + n - i;
+}
+
+static ktime_t equal_expiry(unsigned int i, unsigned int n)
+{
+	return NOW + 1;
+}
+
+static const struct queue_order queue_orders[] = {
+	{ "ascending", ascending_expiry },
+	{ "descending", descending_expiry },
+	/* ties queue in start order: always the rightmost place */
+	{ "equal", equal_expiry },
+};
+
+static void queue_order_desc(const struct queue_order *o, char *desc)
+{
+	strscpy(desc, o->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(queue_order, queue_orders, queue_order_desc);
+
+/*
+ * The queue stays a balanced tree whatever the order of the starts, so a
+ * start or stop walks O(log n) nodes: the logarithmic growth that the
+ * benchmark cannot show under emulation, where a million timers are bound
+ * by memory.  A sorted list or an unbalanced tree would be n high here.
+ */
+static void ktimer_queue_height_test(struct kunit *test)
+{
+	const struct queue_order *order = test->param_value;
+	struct test_ctx *ctx = test->priv;
+	const unsigned int n = 1023;	/* a perfect tree is 10 high */
+	/* a red-black tree of n nodes is at most 2 log2(n + 1) high */
+	const unsigned int lowest = ilog2(n + 1), highest = 2 * lowest;
+	unsigned int i, height;
+	struct ktimer *timers;
+
+	timers = kunit_kcalloc(test, n, sizeof(*timers), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, timers);
+	ctx->bulk = timers;
+	migrate_disable();	/* every timer on this CPU's queue */
+	for (i = 0; i < n; i++) {
+		ktime_t t = order->expiry(i, n);
+
+		ktimer_init(&timers[i], &fake_clock);
+		timers[i].function = count_bulk;
+		timers[i].data = ctx;
+		ctx->nbulk = i + 1;
+		if (start_ktimer(&timers[i], &t, KTIMER_ABS))
+			break;
+	}
+	height = ktimer_test_queue_height(&fake_clock);
+	migrate_enable();
+
+	KUNIT_ASSERT_EQ(test, i, n);
+	KUNIT_EXPECT_LE(test, height, highest);
+	KUNIT_EXPECT_GE(test, height, lowest);
+}
+
 static void ktimer_many_timers_sorted_test(struct kunit *test)
 {
 	struct test_ctx *ctx = test->priv;
@@ -1134,6 +1208,7 @@ static struct kunit_case ktimer_queue_cases[] = {
 	KUNIT_CASE(ktimer_negative_clock_test),
 	KUNIT_CASE(ktimer_max_never_fires_test),
 	KUNIT_CASE(ktimer_many_timers_sorted_test),
+	KUNIT_CASE_PARAM(ktimer_queue_height_test, queue_order_gen_params),
 	KUNIT_CASE(ktimer_periodic_test),
 	KUNIT_CASE(ktimer_periodic_late_test),
 	KUNIT_CASE(ktimer_periodic_huge_test),
