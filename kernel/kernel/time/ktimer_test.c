@@ -790,7 +790,6 @@ static void count_bulk(void *data)
 	ctx->bulk_fired++;
 }
 
-/* Many timers in pseudo-random order expire exactly when due */
 /* Expiry of the i-th of n starts, in the order a case names */
 struct queue_order {
 	const char *name;
@@ -864,6 +863,7 @@ static void ktimer_queue_height_test(struct kunit *test)
 	KUNIT_EXPECT_GE(test, height, lowest);
 }
 
+/* Many timers in pseudo-random order expire exactly when due */
 static void ktimer_many_timers_sorted_test(struct kunit *test)
 {
 	struct test_ctx *ctx = test->priv;
