@@ -17,9 +17,11 @@
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/ktimer.h>
+#include <linux/mman.h>
 #include <linux/sched.h>
 #include <linux/restart_block.h>
 #include <linux/sched/signal.h>
+#include <linux/time.h>
 #include <linux/timekeeping.h>
 
 #include "ktimer_internal.h"
@@ -359,22 +361,39 @@ struct sleeper {
 
 /*
  * Run @fn(@data) in a kthread that accepts SIGUSR1, signal it once it
- * reports @asleep, and wait for @done.  kthread_stop() keeps @data alive
+ * reports @asleep and sleeps, and wait for @done.  Returns the state it
+ * slept in.  kthread_stop() keeps @data alive
  * until the thread is gone, even when it does not finish in time.
  */
-static void run_and_signal(struct kunit *test, int (*fn)(void *), void *data,
-			   struct completion *asleep, struct completion *done)
+/* The state @task sleeps in, once it sleeps (TASK_RUNNING if it never did) */
+static unsigned int wait_until_asleep(struct task_struct *task)
+{
+	unsigned long end = jiffies + WAIT_LIMIT;
+	unsigned int state;
+
+	while ((state = READ_ONCE(task->__state)) == TASK_RUNNING &&
+	       time_before(jiffies, end))
+		schedule_timeout_uninterruptible(1);
+	return state;
+}
+
+static unsigned int run_and_signal(struct kunit *test, int (*fn)(void *),
+				   void *data, struct completion *asleep,
+				   struct completion *done)
 {
 	struct task_struct *task = kthread_run(fn, data, "ktimer-sleeper");
+	unsigned int state;
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
 	get_task_struct(task);
 	wait_for_completion(asleep);
+	state = wait_until_asleep(task);
 	send_sig(SIGUSR1, task, 1);
 	if (!wait_for_completion_timeout(done, WAIT_LIMIT))
 		KUNIT_FAIL(test, "the signal did not end the sleep");
 	kthread_stop(task);
 	put_task_struct(task);
+	return state;
 }
 
 static int sleeper_thread(void *data)
@@ -617,6 +636,7 @@ struct nanosleeper {
 	long			restart_ret;
 	ktime_t			restart_expires;
 	ktime_t			woke;
+	unsigned int		slept_in;
 	bool			restart_set;
 };
 
@@ -655,7 +675,8 @@ static struct nanosleeper *interrupt_nanosleep(struct kunit *test,
 	s->clock = clock;
 	s->rqtp = rqtp;
 	s->mode = mode;
-	run_and_signal(test, nanosleep_thread, s, &s->asleep, &s->done);
+	s->slept_in = run_and_signal(test, nanosleep_thread, s, &s->asleep,
+				     &s->done);
 	return s;
 }
 
@@ -684,6 +705,65 @@ static void ktimer_nanosleep_abs_signal_test(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, s->ret, -ERESTARTNOHAND);
 	KUNIT_EXPECT_FALSE(test, s->restart_set);
+}
+
+/*
+ * nanosleep() sleeps freezable, as hrtimer_nanosleep() does: the freezer
+ * then freezes the sleeper in place instead of waking it with a fake
+ * signal, which user space would see as an EINTR or a restart.
+ */
+static void ktimer_nanosleep_freezable_test(struct kunit *test)
+{
+	struct ktimer_clock *clock = param_clock(test);
+	struct timespec64 rqtp = { 60, 0 };
+	struct nanosleeper *s = interrupt_nanosleep(test, clock, rqtp, KTIMER_REL);
+
+	KUNIT_EXPECT_TRUE(test, s->slept_in & TASK_INTERRUPTIBLE);
+	KUNIT_EXPECT_TRUE(test, s->slept_in & TASK_FREEZABLE);
+}
+
+/*
+ * A signal cuts a relative sleep whose caller wants the time left (glibc
+ * always passes rmtp): the time is copied out and the syscall restarts
+ * (-ERESTART_RESTARTBLOCK; EINTR once a handler runs), as in
+ * hrtimer_nanosleep().  The sleep runs in the test's own thread, which
+ * kunit_vm_mmap() gives a user address space for rmtp.
+ */
+static void ktimer_nanosleep_copyout_test(struct kunit *test)
+{
+	struct ktimer_clock *clock = param_clock(test);
+	struct restart_block *restart = &current->restart_block;
+	struct timespec64 rqtp = { 60, 0 }, left = { -1, 0 };
+	struct __kernel_timespec __user *rmtp;
+	unsigned long addr;
+	long ret, bad_ret;
+
+	addr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_VALUE(addr) || !addr,
+			       "no user memory for rmtp: %ld", (long)addr);
+	rmtp = (struct __kernel_timespec __user *)addr;
+
+	allow_signal(SIGUSR1);
+	restart->nanosleep.type = TT_NATIVE;
+	restart->nanosleep.rmtp = rmtp;
+	/* pending before the sleep starts: it ends at once, time left */
+	send_sig(SIGUSR1, current, 1);
+	ret = ktimer_nanosleep(clock, &rqtp, KTIMER_REL);
+	/* an unmapped rmtp: the time left cannot be stored */
+	restart->nanosleep.rmtp = (struct __kernel_timespec __user *)16;
+	send_sig(SIGUSR1, current, 1);
+	bad_ret = ktimer_nanosleep(clock, &rqtp, KTIMER_REL);
+	flush_signals(current);
+	disallow_signal(SIGUSR1);
+	restart->nanosleep.type = TT_NONE;
+	restart->fn = do_no_restart_syscall;
+
+	KUNIT_EXPECT_EQ(test, ret, -ERESTART_RESTARTBLOCK);
+	KUNIT_EXPECT_EQ(test, get_timespec64(&left, rmtp), 0);
+	KUNIT_EXPECT_GT(test, timespec64_to_ns(&left), 0);
+	KUNIT_EXPECT_LE(test, timespec64_to_ns(&left), 60LL * NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, bad_ret, -EFAULT);
 }
 
 static void ktimer_nanosleep_full_test(struct kunit *test)
@@ -731,6 +811,8 @@ static struct kunit_case ktimer_realclock_cases[] = {
 	KUNIT_CASE_SLOW(ktimer_clock_set_backward_test),
 	KUNIT_CASE_CLOCKS(ktimer_nanosleep_restart_test),
 	KUNIT_CASE_CLOCKS(ktimer_nanosleep_abs_signal_test),
+	KUNIT_CASE_CLOCKS(ktimer_nanosleep_freezable_test),
+	KUNIT_CASE_CLOCKS(ktimer_nanosleep_copyout_test),
 	KUNIT_CASE_CLOCKS(ktimer_nanosleep_full_test),
 	KUNIT_CASE_SLOW(ktimer_nanosleep_invalid_test),
 	KUNIT_CASE_SLOW(ktimer_try_stop_running_test),

@@ -1086,6 +1086,106 @@ static void ktimer_periodic_restart_in_callback_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tt->timer.overrun, 0);
 }
 
+static void restart_self_in_past(struct test_timer *tt)
+{
+	ktime_t past = PAST;
+
+	tt->action_ret = start_ktimer(&tt->timer, &past, KTIMER_ABS);
+}
+
+/*
+ * A restart the callback asks for and start_ktimer() refuses (-ETIME)
+ * leaves the timer stopped, as modify_ktimer() documents: the periodic
+ * re-arm must not bring it back.
+ */
+static void ktimer_refused_restart_stops_periodic_test(struct kunit *test)
+{
+	struct test_timer *tt = new_timer(test, 0);
+
+	tt->timer.interval = 100;
+	tt->action = restart_self_in_past;
+	start_abs(test, tt, NOW + 100);
+	advance_to(NOW + 100);
+	KUNIT_EXPECT_EQ(test, tt->action_ret, -ETIME);
+	KUNIT_EXPECT_FALSE(test, ktimer_active(&tt->timer));
+	advance_to(NOW + 1000);
+	KUNIT_EXPECT_EQ(test, tt->fired, 1);
+}
+
+/* Memory that held a fired one-shot timer and now holds someone else's */
+struct reused_timer {
+	struct ktimer	timer;
+	int		fired;
+};
+
+static void fired_and_reused(void *data)
+{
+	struct reused_timer *r = data;
+
+	r->fired++;
+	/*
+	 * What a kfree() in the callback and a new owner do to the memory:
+	 * a fresh, periodic, not yet started timer.  The expiry run must not
+	 * look at it again, let alone queue it.
+	 */
+	ktimer_init(&r->timer, &fake_clock);
+	r->timer.function = fired_and_reused;
+	r->timer.data = r;
+	r->timer.interval = 100;
+}
+
+/*
+ * A callback may free its timer (hrtimers and timer_list allow it): the
+ * run decides the re-arm from what it read before the call.
+ */
+static void ktimer_callback_reuses_memory_test(struct kunit *test)
+{
+	struct reused_timer *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	ktime_t t = NOW + 100;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	ktimer_init(&r->timer, &fake_clock);
+	r->timer.function = fired_and_reused;
+	r->timer.data = r;
+	KUNIT_ASSERT_EQ(test, start_ktimer(&r->timer, &t, KTIMER_ABS), 0);
+	advance_to(NOW + 100);
+	KUNIT_EXPECT_EQ(test, r->fired, 1);
+	KUNIT_EXPECT_FALSE(test, ktimer_active(&r->timer));
+	stop_ktimer(&r->timer);
+}
+
+static void fired_and_freed(void *data)
+{
+	struct ktimer *timer = data;
+
+	stop_ktimer(timer);	/* ends a periodic timer's period */
+	kfree(timer);
+}
+
+/*
+ * The same with a real kfree(), of a one-shot and of a periodic timer
+ * that stops itself first: under KASAN (the kasan configuration) any read
+ * of the timer after its callback is reported as a use-after-free.
+ */
+static void ktimer_callback_frees_timer_test(struct kunit *test)
+{
+	ktime_t period;
+
+	for (period = 0; period <= 100; period += 100) {
+		struct ktimer *timer = kzalloc(sizeof(*timer), GFP_KERNEL);
+		ktime_t t = fake_clock_now + 100;
+
+		KUNIT_ASSERT_NOT_NULL(test, timer);
+		ktimer_init(timer, &fake_clock);
+		timer->function = fired_and_freed;
+		timer->data = timer;
+		timer->interval = period;
+		KUNIT_ASSERT_EQ(test, start_ktimer(timer, &t, KTIMER_ABS), 0);
+		advance_to(t);
+	}
+	advance_to(fake_clock_now + 1000);
+}
+
 static void stop_other(struct test_timer *tt)
 {
 	tt->action_ret = stop_ktimer(&tt->other->timer);
@@ -1218,6 +1318,9 @@ static struct kunit_case ktimer_queue_cases[] = {
 	KUNIT_CASE(ktimer_try_stop_from_callback_test),
 	KUNIT_CASE(ktimer_periodic_clear_interval_test),
 	KUNIT_CASE(ktimer_periodic_restart_in_callback_test),
+	KUNIT_CASE(ktimer_refused_restart_stops_periodic_test),
+	KUNIT_CASE(ktimer_callback_reuses_memory_test),
+	KUNIT_CASE(ktimer_callback_frees_timer_test),
 	KUNIT_CASE(ktimer_callback_stops_other_test),
 	KUNIT_CASE(ktimer_queued_during_run_waits_test),
 	KUNIT_CASE(ktimer_incr_chain_from_callback_test),
@@ -1389,6 +1492,26 @@ static void ktimer_schedule_past_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, get_current_state(), TASK_RUNNING);
 }
 
+/*
+ * schedule_ktimer() on a pending timer is refused without touching it: the
+ * timer keeps its callback and fires as its owner set it up.
+ */
+static void ktimer_schedule_pending_busy_test(struct kunit *test)
+{
+	struct test_timer *tt = new_timer(test, 0);
+	ktime_t t = 100;
+
+	start_abs(test, tt, NOW + 100);
+	KUNIT_EXPECT_EQ(test, schedule_ktimer(&tt->timer, &t,
+					      TASK_UNINTERRUPTIBLE, KTIMER_REL),
+			-EBUSY);
+	KUNIT_EXPECT_EQ(test, get_current_state(), TASK_RUNNING);
+	KUNIT_EXPECT_PTR_EQ(test, tt->timer.function, test_callback);
+	KUNIT_EXPECT_PTR_EQ(test, tt->timer.data, (void *)tt);
+	advance_to(NOW + 100);
+	KUNIT_EXPECT_EQ(test, tt->fired, 1);
+}
+
 static struct kunit_case ktimer_stop_cases[] = {
 	KUNIT_CASE(ktimer_try_stop_pending_test),
 	KUNIT_CASE(ktimer_stop_idle_test),
@@ -1401,6 +1524,7 @@ static struct kunit_case ktimer_stop_cases[] = {
 	KUNIT_CASE_PARAM(ktimer_convert_timespec_test, convert_cases_gen_params),
 	KUNIT_CASE(ktimer_clock_own_resolution_test),
 	KUNIT_CASE(ktimer_schedule_past_test),
+	KUNIT_CASE(ktimer_schedule_pending_busy_test),
 	{}
 };
 

@@ -291,6 +291,24 @@ static void ktimer_posix_arm_clock_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stop_ktimer(timer), 1);
 }
 
+/*
+ * timer_wait_running runs without it_lock, while another thread may re-arm
+ * the timer: it only waits for a running callback and leaves the timer
+ * alone (posix-timers.c retries the cancel itself, as for hrtimers).
+ */
+static void ktimer_posix_wait_running_only_waits_test(struct kunit *test)
+{
+	struct k_itimer *timr = fake_posix_timer(test, 0, 0);
+	struct ktimer *timer = &timr->it.kt.timer;
+	ktime_t t = 100;
+
+	KUNIT_ASSERT_EQ(test, start_ktimer(timer, &t, KTIMER_ABS), 0);
+	ktimer_posix_timer_wait_running(timr);
+	KUNIT_EXPECT_TRUE(test, ktimer_active(timer));
+	KUNIT_EXPECT_EQ(test, timer->expires, 100);
+	KUNIT_EXPECT_EQ(test, stop_ktimer(timer), 1);
+}
+
 static struct kunit_case ktimer_user_conv_cases[] = {
 	KUNIT_CASE(ktimer_user_remaining_test),
 	KUNIT_CASE(ktimer_user_remaining_split_test),
@@ -301,6 +319,7 @@ static struct kunit_case ktimer_user_conv_cases[] = {
 	KUNIT_CASE(ktimer_posix_rearm_test),
 	KUNIT_CASE(ktimer_posix_forward_test),
 	KUNIT_CASE(ktimer_posix_arm_clock_test),
+	KUNIT_CASE(ktimer_posix_wait_running_only_waits_test),
 	{}
 };
 
