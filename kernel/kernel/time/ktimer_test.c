@@ -1086,7 +1086,7 @@ static void ktimer_periodic_restart_in_callback_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tt->timer.overrun, 0);
 }
 
-static void restart_self_in_past(struct test_timer *tt)
+static void restart_self_refused(struct test_timer *tt)
 {
 	ktime_t past = PAST;
 
@@ -1103,7 +1103,7 @@ static void ktimer_refused_restart_stops_periodic_test(struct kunit *test)
 	struct test_timer *tt = new_timer(test, 0);
 
 	tt->timer.interval = 100;
-	tt->action = restart_self_in_past;
+	tt->action = restart_self_refused;
 	start_abs(test, tt, NOW + 100);
 	advance_to(NOW + 100);
 	KUNIT_EXPECT_EQ(test, tt->action_ret, -ETIME);
@@ -1506,7 +1506,7 @@ static void ktimer_schedule_pending_busy_test(struct kunit *test)
 					      TASK_UNINTERRUPTIBLE, KTIMER_REL),
 			-EBUSY);
 	KUNIT_EXPECT_EQ(test, get_current_state(), TASK_RUNNING);
-	KUNIT_EXPECT_PTR_EQ(test, tt->timer.function, test_callback);
+	KUNIT_EXPECT_TRUE(test, tt->timer.function == test_callback);
 	KUNIT_EXPECT_PTR_EQ(test, tt->timer.data, (void *)tt);
 	advance_to(NOW + 100);
 	KUNIT_EXPECT_EQ(test, tt->fired, 1);

@@ -309,6 +309,23 @@ static void ktimer_posix_wait_running_only_waits_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stop_ktimer(timer), 1);
 }
 
+/*
+ * clock_getres() on a clock ktimers serve reports the resolution its
+ * sleeps and timers are rounded to: one jiffy under ktimer.highres=0
+ * (the lowres configuration), as get_ktimer_real_res() did in 2005.
+ */
+static void ktimer_posix_getres_test(struct kunit *test)
+{
+	struct timespec64 res = {};
+
+	KUNIT_ASSERT_EQ(test, clock_realtime_ktimer.clock_getres(CLOCK_REALTIME, &res), 0);
+	KUNIT_EXPECT_EQ(test, timespec64_to_ns(&res),
+			(s64)ktimer_clock_resolution(&ktimer_clock_realtime));
+	KUNIT_ASSERT_EQ(test, clock_monotonic_ktimer.clock_getres(CLOCK_MONOTONIC, &res), 0);
+	KUNIT_EXPECT_EQ(test, timespec64_to_ns(&res),
+			(s64)ktimer_clock_resolution(&ktimer_clock_monotonic));
+}
+
 static struct kunit_case ktimer_user_conv_cases[] = {
 	KUNIT_CASE(ktimer_user_remaining_test),
 	KUNIT_CASE(ktimer_user_remaining_split_test),
@@ -320,6 +337,7 @@ static struct kunit_case ktimer_user_conv_cases[] = {
 	KUNIT_CASE(ktimer_posix_forward_test),
 	KUNIT_CASE(ktimer_posix_arm_clock_test),
 	KUNIT_CASE(ktimer_posix_wait_running_only_waits_test),
+	KUNIT_CASE(ktimer_posix_getres_test),
 	{}
 };
 
