@@ -129,6 +129,8 @@ int start_ktimer(struct ktimer *timer, const ktime_t *tim, int mode);
 int modify_ktimer(struct ktimer *timer, const ktime_t *tim, int mode);
 int try_to_stop_ktimer(struct ktimer *timer);
 int stop_ktimer(struct ktimer *timer);
+void ktimer_wait_callback(const struct ktimer *timer);
+int ktimer_change_clock(struct ktimer *timer, struct ktimer_clock *clock);
 
 ktime_t get_remtime_ktimer(struct ktimer *timer, long fake);
 ktime_t get_expiry_ktimer(struct ktimer *timer, ktime_t *now);

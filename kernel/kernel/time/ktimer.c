@@ -268,7 +268,7 @@ static int ktimer_set_expiry(struct ktimer *timer, struct ktimer_clock *clock,
 			     const ktime_t *tim, int mode)
 {
 	int how = mode & ~KTIMER_NOCHECK;
-	ktime_t now = 0;
+	ktime_t now = 0, period;
 
 	if (!(mode & KTIMER_NOCHECK) || how == KTIMER_REL ||
 	    how == KTIMER_FORWARD || how == KTIMER_REARM)
@@ -285,10 +285,16 @@ static int ktimer_set_expiry(struct ktimer *timer, struct ktimer_clock *clock,
 		timer->expires = ktimer_add_sat(timer->expires, *tim);
 		break;
 	case KTIMER_FORWARD:
-		ktimer_forward_past(timer, now, *tim);
-		return 0;
 	case KTIMER_REARM:
-		ktimer_forward_past(timer, now, timer->interval);
+		/*
+		 * Read once, under the base lock: a callback on another CPU
+		 * may end the period (->interval = 0) after
+		 * ktimer_check_start() looked at it.
+		 */
+		period = how == KTIMER_FORWARD ? *tim : READ_ONCE(timer->interval);
+		if (WARN_ON_ONCE(period <= 0))
+			return -EINVAL;
+		ktimer_forward_past(timer, now, period);
 		return 0;
 	case KTIMER_RESTART:
 		break;
@@ -369,9 +375,14 @@ static int ktimer_arm(struct ktimer *timer, const ktime_t *tim, int mode,
 		goto unlock;
 	}
 	ret = ktimer_set_expiry(timer, base->clock, tim, mode);
+	/*
+	 * A restart of a timer whose callback runs replaces the periodic
+	 * re-arm; a refused one leaves the timer stopped, as documented for
+	 * modify_ktimer(), so the run must not re-arm it either.
+	 */
+	if (base->running == timer)
+		base->running_stopped = ret != 0;
 	if (!ret) {
-		if (base->running == timer)
-			base->running_stopped = false;
 		ktimer_enqueue(timer, base);
 		trace_ktimer_start(timer, mode);
 		ret = was_pending;
@@ -479,16 +490,28 @@ unlock:
 }
 EXPORT_SYMBOL_GPL(try_to_stop_ktimer);
 
-/*
- * Callbacks run in softirq context, which is not preempted by tasks, so
- * waiting for one on another CPU is short; a spin keeps stop_ktimer()
- * usable in atomic context, as hrtimer_cancel() is.
+/**
+ * ktimer_wait_callback - wait until a timer's callback is not running
+ * @timer: an initialised timer
+ *
+ * Only waits: the timer is left as it is, so this may be called without
+ * the lock that serialises its owner's restarts, while another CPU
+ * restarts @timer (posix-timers.c's timer_wait_running does that, and then
+ * retries its cancel).  Callbacks run in softirq context, which tasks do
+ * not preempt, so the wait is short; a spin keeps it usable in atomic
+ * context, as hrtimer_cancel() is.
+ *
+ * Context: any context, but not @timer's own callback (it would wait for
+ * itself).
  */
-static void ktimer_wait_running(const struct ktimer *timer)
+void ktimer_wait_callback(const struct ktimer *timer)
 {
+	if (ktimer_check_timer((struct ktimer *)timer))
+		return;
 	while (READ_ONCE(ktimer_base_unlocked(timer)->running) == timer)
 		cpu_relax();
 }
+EXPORT_SYMBOL_GPL(ktimer_wait_callback);
 
 /**
  * stop_ktimer - stop a timer and wait for its running callback
@@ -513,10 +536,53 @@ int stop_ktimer(struct ktimer *timer)
 	int ret;
 
 	while ((ret = try_to_stop_ktimer(timer)) == -1)
-		ktimer_wait_running(timer);
+		ktimer_wait_callback(timer);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(stop_ktimer);
+
+/**
+ * ktimer_change_clock - move an idle timer to another clock
+ * @timer: an initialised timer that is not pending and whose callback
+ *	   does not run
+ * @clock: a registered clock
+ *
+ * Unlike ktimer_init(), keeps the rest of @timer and moves it under the
+ * base locks, so that another CPU that still looks at @timer (waiting
+ * for its callback with ktimer_wait_callback(), say) sees the old base or
+ * the new one, never a cleared timer.  The timer goes to the current
+ * CPU's base of @clock, as a start would move it.
+ *
+ * Context: any context.
+ * Return: 0; -EBUSY if @timer is pending or its callback runs; -EINVAL
+ * (with a warning) for an uninitialised timer or an unregistered clock.
+ */
+int ktimer_change_clock(struct ktimer *timer, struct ktimer_clock *clock)
+{
+	struct ktimer_base *base, *local;
+	unsigned long flags;
+
+	if (ktimer_check_timer(timer) ||
+	    WARN_ON_ONCE(!ktimer_clock_registered(clock)))
+		return -EINVAL;
+
+	base = ktimer_lock_base(timer, &flags);
+	if (ktimer_active(timer) || base->running == timer) {
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+		return -EBUSY;
+	}
+	local = ktimer_local_base(clock->index);
+	if (local != base) {
+		WRITE_ONCE(timer->base, &ktimer_migrating_base);
+		raw_spin_unlock(&base->lock);
+		raw_spin_lock(&local->lock);
+		WRITE_ONCE(timer->base, local);
+		base = local;
+	}
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(ktimer_change_clock);
 
 /**
  * get_remtime_ktimer - time left until a timer expires
@@ -730,6 +796,8 @@ static void ktimer_run_base(struct ktimer_base *base)
 	while ((timer = ktimer_first(base))) {
 		void (*fn)(void *data);
 		void *data;
+		bool periodic;
+		ktime_t period;
 
 		if (timer->pass == base->pass)
 			break;
@@ -748,6 +816,7 @@ static void ktimer_run_base(struct ktimer_base *base)
 		base->running_stopped = false;
 		fn = timer->function;
 		data = timer->data;
+		periodic = READ_ONCE(timer->interval) > 0;
 		WRITE_ONCE(base->running, timer);
 		base->running_task = current;
 		raw_spin_unlock_irq(&base->lock);
@@ -757,10 +826,19 @@ static void ktimer_run_base(struct ktimer_base *base)
 		trace_ktimer_expire_exit(timer);
 
 		raw_spin_lock_irq(&base->lock);
-		if (timer->interval > 0 && !ktimer_active(timer) &&
-		    !base->running_stopped) {
-			ktimer_forward_past(timer, now, timer->interval);
-			ktimer_enqueue(timer, base);
+		/*
+		 * The callback may have freed @timer, as hrtimer and timer_list
+		 * callbacks may: it is looked at again only if it was periodic
+		 * and the callback did not stop it, which a callback freeing
+		 * a periodic timer must do first.  The callback may also have
+		 * ended (->interval = 0) or changed the period: read it once.
+		 */
+		if (periodic && !base->running_stopped && !ktimer_active(timer)) {
+			period = READ_ONCE(timer->interval);
+			if (period > 0) {
+				ktimer_forward_past(timer, now, period);
+				ktimer_enqueue(timer, base);
+			}
 		}
 		base->running_task = NULL;
 		WRITE_ONCE(base->running, NULL);
@@ -1179,25 +1257,32 @@ static void ktimer_wake_sleeper(void *data)
 /**
  * schedule_ktimer - sleep until a timer expires
  * @timer: an initialised timer that is not pending; its ->function and
- *	   ->data are overwritten
+ *	   ->data are overwritten (a pending timer is refused untouched)
  * @t: expiry as for start_ktimer(); receives the absolute expiry
  * @state: %TASK_INTERRUPTIBLE (a signal ends the sleep early) or
- *	   %TASK_UNINTERRUPTIBLE
+ *	   %TASK_UNINTERRUPTIBLE, optionally with %TASK_FREEZABLE
  * @mode: as for start_ktimer()
  *
  * Context: process context; sleeps.
  * Return: 0 after the full sleep (or when @t had already passed), the
- * time that was left when a signal ended the sleep, or a negative error
- * code from start_ktimer() for a caller error.
+ * time that was left when a signal ended the sleep, -EBUSY for a pending
+ * @timer, or a negative error code from start_ktimer() for a caller error.
  */
 ktime_t schedule_ktimer(struct ktimer *timer, ktime_t *t, unsigned int state,
 			int mode)
 {
+	struct ktimer_base *base;
+	unsigned long flags;
 	ktime_t rem;
 	int ret;
 
 	if (ktimer_check_timer(timer) || WARN_ON_ONCE(!t))
 		return -EINVAL;
+	base = ktimer_lock_base(timer, &flags);
+	ret = ktimer_active(timer) ? -EBUSY : 0;
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	if (ret)
+		return ret;
 
 	timer->function = ktimer_wake_sleeper;
 	timer->data = current;
@@ -1240,7 +1325,13 @@ static long ktimer_sleep_until(struct ktimer_clock *clock, ktime_t t,
 	ktime_t rem;
 
 	ktimer_init_on_stack(&timer, clock);
-	rem = schedule_ktimer(&timer, &t, TASK_INTERRUPTIBLE, mode);
+	/*
+	 * Freezable: the freezer must not fake a signal.  NOCHECK: an expiry
+	 * that has passed (nanosleep(0)) still sleeps until the softirq runs
+	 * the timer, so the task yields the CPU as do_nanosleep() makes it.
+	 */
+	rem = schedule_ktimer(&timer, &t, TASK_INTERRUPTIBLE | TASK_FREEZABLE,
+			      mode | KTIMER_NOCHECK);
 	destroy_ktimer_on_stack(&timer);
 	*expires = t;
 	if (rem <= 0)
@@ -1249,8 +1340,8 @@ static long ktimer_sleep_until(struct ktimer_clock *clock, ktime_t t,
 	if (restart->nanosleep.type != TT_NONE) {
 		struct timespec64 left = ktime_to_timespec64(rem);
 
-		if (nanosleep_copyout(restart, &left))
-			return -EFAULT;
+		/* -ERESTART_RESTARTBLOCK once stored, -EFAULT if it cannot be */
+		return nanosleep_copyout(restart, &left);
 	}
 	return -ERESTART_RESTARTBLOCK;
 }

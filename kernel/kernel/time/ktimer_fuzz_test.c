@@ -351,6 +351,8 @@ static int model_arm(struct fuzz_state *st, int id, ktime_t tim, int mode,
 	}
 	if (m->expires <= st->now && !(mode & KTIMER_NOCHECK)) {
 		m->expired = st->now;
+		/* a refused restart leaves a running timer stopped: no re-arm */
+		m->stopped_in_callback = true;
 		return -ETIME;
 	}
 queue:
@@ -427,6 +429,7 @@ static void model_run(struct fuzz_state *st)
 		int id = st->queue[0];
 		struct model_timer *m = &st->m[id];
 		struct fuzz_fired f = { .id = id, .now = st->now };
+		bool periodic;
 
 		if (m->expires > st->now || m->pass == st->pass)
 			break;
@@ -434,11 +437,14 @@ static void model_run(struct fuzz_state *st)
 		m->expired = st->now;
 		m->stopped_in_callback = false;
 		f.expires = m->expires;
+		/* periodic or not is decided before the callback, which may free it */
+		periodic = m->interval > 0;
 		model_action(st, id, f.ret);
 		if (st->model_fired < FUZZ_LOG)
 			st->model_log[st->model_fired] = f;
 		st->model_fired++;
-		if (m->interval > 0 && !m->pending && !m->stopped_in_callback) {
+		if (periodic && m->interval > 0 && !m->pending &&
+		    !m->stopped_in_callback) {
 			model_forward(m, st->now, m->interval);
 			model_enqueue(st, id);
 		}

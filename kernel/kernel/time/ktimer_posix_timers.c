@@ -54,16 +54,6 @@ static void ktimer_posix_timer_fn(void *data)
 	spin_unlock_irqrestore(&timr->it_lock, flags);
 }
 
-/* (Re)bind the timer to @clockid's ktimer clock, unqueued */
-static void ktimer_posix_bind(struct k_itimer *timr, clockid_t clockid)
-{
-	struct ktimer *timer = ktimer_of(timr);
-
-	ktimer_init(timer, ktimer_clock_find(clockid));
-	timer->function = ktimer_posix_timer_fn;
-	timer->data = timr;
-}
-
 /**
  * ktimer_posix_timer_create - k_clock::timer_create
  * @timr: the new timer, with ->it_clock set
@@ -72,9 +62,14 @@ static void ktimer_posix_bind(struct k_itimer *timr, clockid_t clockid)
  */
 int ktimer_posix_timer_create(struct k_itimer *timr)
 {
-	if (WARN_ON_ONCE(!ktimer_clock_find(timr->it_clock)))
+	struct ktimer *timer = ktimer_of(timr);
+	struct ktimer_clock *clock = ktimer_clock_find(timr->it_clock);
+
+	if (WARN_ON_ONCE(!clock))
 		return -EINVAL;
-	ktimer_posix_bind(timr, timr->it_clock);
+	ktimer_init(timer, clock);
+	timer->function = ktimer_posix_timer_fn;
+	timer->data = timr;
 	ktimer_user_count(KTIMER_USER_POSIX_TIMER);
 	return 0;
 }
@@ -99,7 +94,13 @@ void ktimer_posix_timer_arm(struct k_itimer *timr, ktime_t expires,
 	 */
 	timr->kclock = clockid == CLOCK_REALTIME ? &clock_realtime_ktimer :
 						   &clock_monotonic_ktimer;
-	ktimer_posix_bind(timr, clockid);
+	/*
+	 * Never ktimer_init() here: timer_wait_running may look at the
+	 * timer from another CPU, without it_lock (a cleared ->base there
+	 * was a NULL dereference, a cleared node a wiped queue).
+	 */
+	if (WARN_ON_ONCE(ktimer_change_clock(timer, ktimer_clock_find(clockid))))
+		return;
 
 	if (!absolute) {
 		get_expiry_ktimer(timer, &now);
@@ -173,11 +174,12 @@ int ktimer_posix_timer_try_to_cancel(struct k_itimer *timr)
  * ktimer_posix_timer_wait_running - k_clock::timer_wait_running
  * @timr: the timer, ->it_lock not held, inside an RCU read section
  *
- * Waits (spinning, never sleeping) for a callback running on another CPU.
- * stop_ktimer() also removes a re-arm that callback made for an ignored
- * signal; the caller is about to cancel the timer anyway.
+ * Waits (spinning, never sleeping) for a callback running on another CPU,
+ * and changes nothing: another thread may re-arm the timer meanwhile, and
+ * the caller retries its cancel (hrtimer_cancel_wait_running() likewise).
  */
 void ktimer_posix_timer_wait_running(struct k_itimer *timr)
 {
-	stop_ktimer(ktimer_of(timr));
+	ktimer_wait_callback(ktimer_of(timr));
 }
+EXPORT_SYMBOL_IF_KUNIT(ktimer_posix_timer_wait_running);
