@@ -16,6 +16,7 @@ import guest_output
 import guest_qemu
 import guest_report
 import logscan
+import steps
 from arches import get_arch
 from common import KUNIT_BUILD_DIR, RESULTS_DIR, ToolError, format_duration, progress, rel
 from guest_compare import OFF, ON
@@ -85,6 +86,7 @@ def run_arch(tree, arch_name, plan, known, timeout=None, results_root=RESULTS_DI
         for finding in logscan.scan_detailed(boot.lines).findings:
             findings.append(dict(finding.to_dict(), console=rel(consoles[column]), column=column))
         progress("selftest", f"{column} path done in {format_duration(boot.seconds)}", label)
+        steps.record(f"selftests {label}", boot.seconds, f"ktimer.users={int(users_on)}, {len(planned)} programs")
     comparison = guest_compare.compare(arch_name, plan, image.not_built, runs[ON], runs[OFF], known)
     problems += comparison.problems
     if findings:

@@ -455,9 +455,19 @@ def build_parser():
     return parser
 
 
+# Commands that are one row of the step table (steps.py); kunit and selftest record each build
+# and boot themselves.
+WHOLE_STEPS = ("deps", "tree", "apply", "tools_test", "style", "report")
+
+
 def main(argv=None):
+    import steps
     args = build_parser().parse_args(argv)
+    name = args.func.__name__.removeprefix("cmd_")
     try:
+        if name in WHOLE_STEPS:
+            with steps.timed(name.replace("_", "-")):
+                return args.func(args) or 0
         return args.func(args) or 0
     except ToolError as error:
         print(f"error: {error}", file=sys.stderr, flush=True)

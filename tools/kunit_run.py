@@ -18,7 +18,6 @@ import os
 import queue
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 import threading
@@ -26,9 +25,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import ccache
 import ktap
 import logscan
 import matrix
+import steps
 from arches import get_arch
 from common import (KUNIT_BUILD_DIR, REPO_ROOT, RESULTS_DIR, ToolError, format_duration,
                     progress, rel, run)
@@ -105,7 +106,7 @@ def top_level_text(body):
 
 def ccache_make_option(arch):
     """CC="ccache <prefix>gcc": kbuild supports a multi-word CC, and it works for cross gcc too."""
-    if not shutil.which("ccache"):
+    if not ccache.available():
         return None
     return f"CC=ccache {arch.gcc}"
 
@@ -435,8 +436,12 @@ def run_suites(tree, arch_name, config="default", timeout=DEFAULT_TIMEOUT, jobs=
         progress("kunit", f"boot only: reusing the kernel built in {rel(build_dir)} earlier in this run", label)
     progress("kunit", "$ " + shlex.join(command[1:]), label)
 
+    env, stats_log = child_env(), None
+    if use_ccache and not boot_only and ccache.available():
+        stats_log = ccache.fresh_stats_log(build_dir)
+        env = ccache.environment(env, stats_log)
     try:
-        proc = subprocess.Popen(command, cwd=tree, env=child_env(), stdout=subprocess.PIPE,
+        proc = subprocess.Popen(command, cwd=tree, env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True, errors="replace", bufsize=1)
     except OSError as error:
         raise ToolError(f"cannot start kunit.py: {error}", "check that python3 is installed (make deps)")
@@ -466,9 +471,24 @@ def run_suites(tree, arch_name, config="default", timeout=DEFAULT_TIMEOUT, jobs=
         build_seconds=(live.build_end - live.start) if live.build_end and not boot_only else None, command=command,
         result_dir=result_dir, series_hash=safe_series_hash(repo / "kernel"), tree_head=tree_head(tree),
         tree=tree, configuration=configuration, kunitconfig=rel(kunitconfig), boot_only=boot_only, kind=kind)
+    hit_rate = ccache.read_stats_log(stats_log) if stats_log else None
+    document["ccache"] = hit_rate.to_dict() if hit_rate else None
+    if hit_rate:
+        progress("build", f"ccache hits: {hit_rate}", label)
+    record_steps(label, document, hit_rate)
     (result_dir / "results.json").write_text(json.dumps(document, indent=1) + "\n")
     report(label, document, stream, result_dir)
     return document
+
+
+def record_steps(label, document, hit_rate):
+    """The step-table rows of one run: its build (with the ccache hit rate), then its boot."""
+    build = document["build_duration_s"]
+    if build is not None:
+        steps.record(f"build {label}", build, f"ccache hits {hit_rate}" if hit_rate else "ccache off")
+    counts = document["counts"]
+    steps.record(f"boot {label}", document["duration_s"] - (build or 0),
+                 f"{document['status']}: {counts['PASS']} passed, {counts['FAIL'] + counts['ERROR']} failed")
 
 
 def safe_series_hash(kernel_dir):

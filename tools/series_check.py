@@ -35,6 +35,7 @@ import series
 import series_export
 from common import (BUILD_DIR, REPO_ROOT, RESULTS_DIR, Heartbeat, ToolError, format_duration, progress, rel,
                     run)
+import ccache
 from kunit_run import ccache_make_option, child_env
 
 CHECK_DIR = BUILD_DIR / "series-check"
@@ -340,7 +341,7 @@ class Builder:
                         failed = True
                         break
                     continue
-                proc = subprocess.run(step, cwd=self.worktree, env=child_env(), stdout=subprocess.PIPE,
+                proc = subprocess.run(step, cwd=self.worktree, env=ccache.environment(child_env()), stdout=subprocess.PIPE,
                                       stderr=subprocess.STDOUT, text=True, errors="replace")
                 lines += [f"$ {' '.join(step)}", *proc.stdout.splitlines()]
                 if proc.returncode != 0:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from common import RESULTS_DIR, format_duration, rel
 import figures
+import steps
 
 MAX_LOG_LINES = 25
 SELFTESTS = "selftests"     # the guest selftests' rows (guest_selftests.RESULTS_NAME), next to KUnit's
@@ -279,5 +280,7 @@ def summarize(runs, results_dir=RESULTS_DIR, tools_tests=None, style=None, error
     if tools_tests:
         for name in (load(tools_tests) or {}).get("failures", []):
             print(f"tools test failed: {name}")
+    for line in steps.table(steps.load()):
+        print(line)
     print(totals.closing_line(), flush=True)
     return totals, (1 if totals.failed else 0)

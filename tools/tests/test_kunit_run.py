@@ -68,7 +68,7 @@ class InputsTest(TempDirTestCase):
 
 class CommandTest(unittest.TestCase):
     def test_i386_command(self):
-        with mock.patch.object(kunit_run.shutil, "which", return_value="/usr/bin/ccache"):
+        with mock.patch.object(kunit_run.ccache, "available", return_value=True):
             cmd = kunit_run.kunit_command("i386", "/r/build/kunit/i386-default", ["/r/.kunitconfig"], 2, 1200,
                                           python="python3")
         self.assertEqual(cmd, [
@@ -78,7 +78,7 @@ class CommandTest(unittest.TestCase):
             "--kernel_args=panic=-1", "--make_options=CC=ccache gcc"])
 
     def test_arm_command_cross_compiles_through_ccache(self):
-        with mock.patch.object(kunit_run.shutil, "which", return_value="/usr/bin/ccache"):
+        with mock.patch.object(kunit_run.ccache, "available", return_value=True):
             cmd = kunit_run.kunit_command("arm", "/b", ["/r/.kunitconfig", "/r/kunit_configs/arch/arm.config"],
                                           4, 300)
         self.assertIn("--cross_compile=arm-linux-gnueabihf-", cmd)
@@ -87,7 +87,7 @@ class CommandTest(unittest.TestCase):
         self.assertIn("--timeout=300", cmd)
 
     def test_without_ccache(self):
-        with mock.patch.object(kunit_run.shutil, "which", return_value=None):
+        with mock.patch.object(kunit_run.ccache, "available", return_value=False):
             cmd = kunit_run.kunit_command("arm", "/b", ["/k"], 1, 1)
         self.assertFalse(any(arg.startswith("--make_options") for arg in cmd))
         cmd = kunit_run.kunit_command("arm", "/b", ["/k"], 1, 1, use_ccache=False)
@@ -119,7 +119,7 @@ class CommandTest(unittest.TestCase):
         self.assertIn("--qemu_args=-cpu max -smp 4", cmd)
 
     def test_boot_only_uses_exec_without_build_options(self):
-        with mock.patch.object(kunit_run.shutil, "which", return_value="/usr/bin/ccache"):
+        with mock.patch.object(kunit_run.ccache, "available", return_value=True):
             cmd = kunit_run.kunit_command("i386", "/r/build/kunit/i386-default", ["/k"], 2, 1200, python="python3",
                                           kernel_args=("ktimer.highres=0",), boot_only=True)
         self.assertEqual(cmd, [

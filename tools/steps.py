@@ -1,0 +1,75 @@
+"""Where the time of a `make` / `make test` goes: each step appends one line to a step log,
+and the summary prints the log as a table before its closing line.
+
+The Makefile names the log in KTIMERS_STEP_LOG and empties it when a run starts; every
+`ktimers.py` command of the run appends to it (the command itself, or finer steps: each kernel
+build with its ccache hit rate, each boot). Without KTIMERS_STEP_LOG nothing is written.
+"""
+
+import json
+import os
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+from common import format_duration
+
+ENV = "KTIMERS_STEP_LOG"
+
+
+def log_path(environ=None):
+    path = (os.environ if environ is None else environ).get(ENV)
+    return Path(path) if path else None
+
+
+def record(name, seconds, detail="", path=None):
+    """Append one step; a log that cannot be written never fails the run."""
+    path = path or log_path()
+    if path is None:
+        return
+    line = json.dumps({"step": name, "seconds": round(seconds, 1), "detail": detail})
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a") as log:
+            log.write(line + "\n")
+    except OSError:
+        pass
+
+
+@contextmanager
+def timed(name, detail=""):
+    """Record the time the with-block takes as one step, even when it raises."""
+    start = time.time()
+    try:
+        yield
+    finally:
+        record(name, time.time() - start, detail)
+
+
+def load(path=None):
+    path = path or log_path()
+    steps = []
+    if path is None or not path.is_file():
+        return steps
+    for line in path.read_text(errors="replace").splitlines():
+        try:
+            step = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(step, dict) and "step" in step:
+            steps.append(step)
+    return steps
+
+
+def table(steps):
+    """The step table's lines: one row per step and a total; [] for no steps."""
+    if not steps:
+        return []
+    width = max(len("step"), *(len(step["step"]) for step in steps))
+    lines = ["where the time went:", f"  {'step'.ljust(width)}  {'time':>7}  detail"]
+    for step in steps:
+        lines.append(f"  {step['step'].ljust(width)}  {format_duration(step.get('seconds')):>7}  "
+                     f"{step.get('detail', '')}".rstrip())
+    total = sum(step.get("seconds") or 0 for step in steps)
+    lines.append(f"  {'total'.ljust(width)}  {format_duration(total):>7}")
+    return lines

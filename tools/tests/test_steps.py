@@ -1,0 +1,51 @@
+import tempfile
+import unittest
+from pathlib import Path
+from unittest import mock
+
+import helpers  # noqa: F401  (puts tools/ on sys.path)
+
+import steps
+
+
+class StepLogTest(unittest.TestCase):
+    def test_records_in_order_and_prints_a_table_with_a_total(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            log = Path(tmp) / "results" / "steps.jsonl"
+            with mock.patch.dict("os.environ", {steps.ENV: str(log)}):
+                steps.record("deps", 12.0)
+                steps.record("build i386-default", 370.4, "ccache hits 3% of 1416 (1370 compiled)")
+                loaded = steps.load()
+            lines = steps.table(loaded)
+        self.assertEqual([step["step"] for step in loaded], ["deps", "build i386-default"])
+        self.assertEqual(lines[0], "where the time went:")
+        self.assertIn("build i386-default", lines[3])
+        self.assertIn("6m10s", lines[3])
+        self.assertIn("ccache hits 3%", lines[3])
+        self.assertTrue(lines[-1].strip().startswith("total"))
+        self.assertIn("6m22s", lines[-1])
+
+    def test_without_the_variable_nothing_is_written(self):
+        with mock.patch.dict("os.environ", {}, clear=True):
+            steps.record("deps", 1.0)
+            self.assertEqual(steps.load(), [])
+            self.assertEqual(steps.table([]), [])
+
+    def test_timed_records_a_step_that_raises(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            log = Path(tmp) / "steps.jsonl"
+            with mock.patch.dict("os.environ", {steps.ENV: str(log)}):
+                with self.assertRaises(RuntimeError):
+                    with steps.timed("tree"):
+                        raise RuntimeError("tarball missing")
+                self.assertEqual([step["step"] for step in steps.load()], ["tree"])
+
+    def test_a_broken_line_is_skipped(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            log = Path(tmp) / "steps.jsonl"
+            log.write_text('{"step": "deps", "seconds": 3}\nnot json\n')
+            self.assertEqual(len(steps.load(log)), 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
