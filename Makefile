@@ -21,6 +21,8 @@ FORCE   ?=
 # FULL=1: `make selftest` also runs the slow selftests (`run = full` in selftests/plan)
 FULL    ?=
 RESULTS := build/results
+# Configurations of kunit_configs/matrix that `make extended` runs (not by_default, for CI's time)
+EXTENDED_CONFIGS := up kasan
 
 KTIMERS     := $(PYTHON) tools/ktimers.py
 FORCE_FLAG  := $(if $(filter 1 yes true,$(FORCE)),--force)
@@ -42,16 +44,25 @@ REPORT_SELECTION := $(if $(strip $(CONFIGS)),$(CONFIG_FLAGS) $(SELFTEST_SUMMARY)
 # Kernel builds use every CPU already; never run two steps at once.
 .NOTPARALLEL:
 .DEFAULT_GOAL := all
-.PHONY: all test quick selftest check tools-test style deps pin tree apply kunit summary report baseline export-kcidb \
+.PHONY: all test extended quick selftest check tools-test style deps pin tree apply kunit summary report baseline export-kcidb \
 	soak sanitizers series series-check bench bench-report clean distclean help
 
-## all: deps + tree + apply + kunit per arch in ARCHES and configuration in CONFIGS + summary (default)
+# `make` and `make test` log each step's time here (tools/steps.py); the summary prints the table.
+STEP_LOG := $(abspath $(RESULTS)/steps.jsonl)
+all test extended: export KTIMERS_STEP_LOG := $(STEP_LOG)
+
+# `make` runs the `default` configuration unless CONFIG=/CONFIGS= say otherwise; `make test` every
+# configuration the matrix marks by_default.
+MAIN_CONFIG_FLAGS := $(if $(strip $(CONFIGS)),$(CONFIG_FLAGS),--config default)
+
+## all: deps + tree + apply + the `default` configuration (or CONFIGS) per arch in ARCHES + summary (default)
 all:
+	@rm -f $(STEP_LOG)
 	@$(KTIMERS) deps $(ARCHES)
 	@$(KTIMERS) tree --tree $(TREE)
 	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
-	@$(KTIMERS) kunit $(KUNIT_FLAGS) $(ARCHES) || true
-	@$(KTIMERS) summary $(CONFIG_FLAGS) $(ARCHES)
+	@$(KTIMERS) kunit --tree $(TREE) $(MAIN_CONFIG_FLAGS) --timeout $(TIMEOUT) $(ARCHES) || true
+	@$(KTIMERS) summary $(MAIN_CONFIG_FLAGS) $(ARCHES)
 
 ## test: CI gate: tools tests + style + kunit per arch and configuration + guest selftests + regression report + summary (last line: N passed, N failed)
 # Test steps never stop the recipe: summary judges them all, so its closing line stays last.
@@ -60,6 +71,7 @@ all:
 # results database; `report` compares the runs just made with the previous ones and
 # results/baseline.json, and summary counts its regressions.
 test:
+	@rm -f $(STEP_LOG)
 	@$(KTIMERS) deps $(ARCHES)
 	@$(KTIMERS) tree --tree $(TREE)
 	@rm -f $(TOOLS_COUNTS) $(STYLE_RESULT) $(REPORT_RESULT)
@@ -71,6 +83,12 @@ test:
 	@$(KTIMERS) report $(CONFIG_FLAGS) $(SELFTEST_SUMMARY) --record $(REPORT_RESULT) $(ARCHES) || true
 	@$(KTIMERS) summary $(CONFIG_FLAGS) $(SELFTEST_SUMMARY) --tools-tests $(TOOLS_COUNTS) --style $(STYLE_RESULT) \
 		--report $(REPORT_RESULT) $(ARCHES)
+
+## extended: the configurations outside the CI gate (`up` on each arch, `kasan` on ARM): `make test CONFIGS="up kasan"`
+# Each is a cold kernel build of its own (8-11 minutes here); CI leaves them out for time, their
+# last results stay in results/baseline.json (docs/running.md#what-ci-runs).
+extended:
+	@$(MAKE) --no-print-directory test CONFIGS="$(EXTENDED_CONFIGS)"
 
 ## quick: the edit-test loop: apply kernel/, rebuild incrementally and run the suites of the `default` configuration on ARCH (default i386) only
 # No selftests, style or other configurations: `make test` remains the gate.
