@@ -24,6 +24,7 @@
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 DEFINE_FAKE_CLOCK(conv_clock, 1);
+DEFINE_FAKE_CLOCK(coarse_clock, 1000);
 
 #define BIT32		((s64)BIT_ULL(32))
 
@@ -326,12 +327,33 @@ static void ktimer_posix_getres_test(struct kunit *test)
 			(s64)ktimer_clock_resolution(&ktimer_clock_monotonic));
 }
 
+/*
+ * A period below the clock's resolution counts as one resolution unit, as
+ * hrtimer_forward() clamps to hrtimer_resolution: under ktimer.highres=0 a
+ * POSIX timer's overruns then count as a low-resolution hrtimer's do.
+ */
+static void ktimer_forward_clamps_to_resolution_test(struct kunit *test)
+{
+	struct ktimer timer;
+
+	KUNIT_ASSERT_EQ(test, ktimer_register_clock(&coarse_clock), 0);
+	ktimer_init(&timer, &coarse_clock);
+	ktimer_set_expires(&timer, 0);
+	KUNIT_EXPECT_EQ(test, forward_ktimer(&timer, 5000, 10), 6);
+	KUNIT_EXPECT_EQ(test, timer.expires, 6000);
+	/* a period of whole units is taken as it is */
+	KUNIT_EXPECT_EQ(test, forward_ktimer(&timer, 9000, 2000), 2);
+	KUNIT_EXPECT_EQ(test, timer.expires, 10000);
+	KUNIT_EXPECT_EQ(test, ktimer_unregister_clock(&coarse_clock), 0);
+}
+
 static struct kunit_case ktimer_user_conv_cases[] = {
 	KUNIT_CASE(ktimer_user_remaining_test),
 	KUNIT_CASE(ktimer_user_remaining_split_test),
 	KUNIT_CASE(ktimer_overrun_add_test),
 	KUNIT_CASE(ktimer_forward_test),
 	KUNIT_CASE(ktimer_forward_errors_test),
+	KUNIT_CASE(ktimer_forward_clamps_to_resolution_test),
 	KUNIT_CASE(ktimer_user_clockid_test),
 	KUNIT_CASE(ktimer_posix_rearm_test),
 	KUNIT_CASE(ktimer_posix_forward_test),
