@@ -655,7 +655,8 @@ EXPORT_SYMBOL_GPL(get_expiry_ktimer);
  * forward_ktimer - move the expiry of a stopped timer past a time
  * @timer: an initialised timer that is not pending
  * @now: the time the expiry must end up after
- * @period: the period to add, > 0
+ * @period: the period to add, > 0; a period below the resolution of the
+ *	    timer's clock counts as one resolution unit, as in hrtimer_forward()
  *
  * Adds @period to ->expires as often as needed to make it later than @now
  * and counts the additions in ->overrun, as %KTIMER_FORWARD does, but does
@@ -680,6 +681,10 @@ u64 forward_ktimer(struct ktimer *timer, ktime_t now, ktime_t period)
 		return 0;
 
 	base = ktimer_lock_base(timer, &flags);
+	/* as hrtimer_forward(): a period below the resolution is one unit */
+	if (base->clock)
+		period = max_t(ktime_t, period,
+			       ktimer_clock_resolution(base->clock));
 	if (!WARN_ON_ONCE(ktimer_active(timer)))
 		periods = ktimer_forward_past(timer, now, period);
 	raw_spin_unlock_irqrestore(&base->lock, flags);

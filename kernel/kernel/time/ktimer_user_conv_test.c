@@ -337,13 +337,14 @@ static void ktimer_forward_clamps_to_resolution_test(struct kunit *test)
 	struct ktimer timer;
 
 	KUNIT_ASSERT_EQ(test, ktimer_register_clock(&coarse_clock), 0);
-	ktimer_init(&timer, &coarse_clock);
+	ktimer_init_on_stack(&timer, &coarse_clock);
 	ktimer_set_expires(&timer, 0);
 	KUNIT_EXPECT_EQ(test, forward_ktimer(&timer, 5000, 10), 6);
 	KUNIT_EXPECT_EQ(test, timer.expires, 6000);
 	/* a period of whole units is taken as it is */
 	KUNIT_EXPECT_EQ(test, forward_ktimer(&timer, 9000, 2000), 2);
 	KUNIT_EXPECT_EQ(test, timer.expires, 10000);
+	destroy_ktimer_on_stack(&timer);
 	KUNIT_EXPECT_EQ(test, ktimer_unregister_clock(&coarse_clock), 0);
 }
 
