@@ -1,5 +1,6 @@
-"""Build the guest's userspace for one arch: the kernel tree's timer selftests, our /init
-and /bin/sh (tools/guest/*.c), all static, packed with the plan into an initramfs.
+"""Build the guest's userspace for one arch: the kernel tree's timer selftests, the project's
+own selftests (selftests/user/*.c), our /init and /bin/sh (tools/guest/*.c), all static,
+packed with the plan into an initramfs.
 
 Everything lands in build/guest/<arch>/ (build.log, selftests/, init, sh,
 initramfs.cpio). It takes seconds, so it is redone on every run.
@@ -18,6 +19,9 @@ from kunit_run import child_env
 
 SELFTESTS = "tools/testing/selftests/timers"
 GUEST_SOURCES = REPO_ROOT / "tools" / "guest"
+# The project's own selftests: one program per C file, next to the header they share.
+USER_SOURCES = REPO_ROOT / "selftests" / "user"
+USER_FLAGS = ("-pthread",)
 GUEST_BUILD_DIR = BUILD_DIR / "guest"
 # valid-adjtimex defines its own clock_adjtime(), which a static glibc also has: we link it
 # again letting the first definition (the test's own) win, as dynamic linking would.
@@ -45,8 +49,8 @@ def user_compiler(arch_name):
     return compiler
 
 
-def compile_static(compiler, source, output, log):
-    cmd = [compiler, "-static", "-O2", "-Wall", "-Wextra", "-o", str(output), str(source)]
+def compile_static(compiler, source, output, log, flags=()):
+    cmd = [compiler, "-static", "-O2", "-Wall", "-Wextra", *flags, "-o", str(output), str(source)]
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     log.write("$ " + " ".join(cmd) + "\n" + proc.stdout)
     if proc.returncode:
@@ -62,6 +66,20 @@ def make_selftests(tree, compiler, out_dir, log, targets=(), ldflags="-static"):
     log.write("$ " + " ".join(cmd) + "\n")
     log.flush()
     subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, env=child_env())
+
+
+def build_own(compiler, out_dir, log, sources=USER_SOURCES):
+    """Compile each selftests/user/*.c into out_dir, next to the kernel's selftests; returns the names.
+    One that does not compile, or that would replace a kernel selftest, stops the build."""
+    names = []
+    for source in sorted(Path(sources).glob("*.c")):
+        output = Path(out_dir) / source.stem
+        if output.exists():
+            raise ToolError(f"{rel(source)} would replace the kernel's timer selftest `{source.stem}`",
+                            "rename it: the project's own programs are named kt_<area>")
+        compile_static(compiler, source, output, log, USER_FLAGS)
+        names.append(source.stem)
+    return names
 
 
 def build_reason(log_text, name):
@@ -81,12 +99,13 @@ def build(tree, arch_name, plan, out_root=GUEST_BUILD_DIR):
     selftests.mkdir(parents=True)
     if not (Path(tree) / SELFTESTS / "Makefile").is_file():
         raise ToolError(f"{rel(tree)} has no {SELFTESTS}", "run `make tree` first")
-    progress("selftest", f"building the timer selftests, /init and /bin/sh with {compiler}", arch_name)
+    progress("selftest", f"building the timer selftests, ours, /init and /bin/sh with {compiler}", arch_name)
     with open(out / "build.log", "w") as log:
         make_selftests(tree, compiler, selftests, log)
         for name, flag in DUPLICATE_SYMBOL_TESTS.items():
             if not (selftests / name).exists():
                 make_selftests(tree, compiler, selftests, log, targets=[name], ldflags=f"-static {flag}")
+        build_own(compiler, selftests, log)
         compile_static(compiler, GUEST_SOURCES / "init.c", out / "init", log)
         compile_static(compiler, GUEST_SOURCES / "sh.c", out / "sh", log)
     log_text = (out / "build.log").read_text(errors="replace")

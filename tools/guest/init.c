@@ -19,7 +19,9 @@
  * and a group starts when the previous one has finished. Each test runs in
  * its own process group (so a timeout also kills what it started) with its
  * output in a file, printed in one piece when it ends so that the output of
- * tests running together does not interleave.
+ * tests running together does not interleave. The tests get KTIMERS_GUEST=1
+ * in their environment: the project's own clock-stepping test
+ * (selftests/user/kt_clock_step.c) refuses to run anywhere else.
  */
 
 #define _GNU_SOURCE
@@ -331,6 +333,8 @@ int main(void)
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, NULL);
 	setenv("PATH", TEST_DIR ":/bin", 1);
+	/* the mark of this guest: tests that step the clock (kt_clock_step) refuse to run without it */
+	setenv("KTIMERS_GUEST", "1", 1);
 
 	mount_filesystems();
 	uname(&uts);
