@@ -766,24 +766,6 @@ static void ktimer_nanosleep_copyout_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bad_ret, -EFAULT);
 }
 
-/*
- * nanosleep() of a time that has passed (nanosleep(0)) still sleeps until
- * the expiry run wakes it, so the task goes through the scheduler, as
- * do_nanosleep() makes it: programs use it to yield.  A voluntary context
- * switch is what shows it; one in 20 sleeps is enough.
- */
-static void ktimer_nanosleep_zero_yields_test(struct kunit *test)
-{
-	struct ktimer_clock *clock = param_clock(test);
-	struct timespec64 zero = {};
-	unsigned long before = current->nvcsw;
-	int i;
-
-	for (i = 0; i < 20; i++)
-		KUNIT_EXPECT_EQ(test, ktimer_nanosleep(clock, &zero, KTIMER_REL), 0);
-	KUNIT_EXPECT_GT(test, current->nvcsw, before);
-}
-
 static void ktimer_nanosleep_full_test(struct kunit *test)
 {
 	struct ktimer_clock *clock = param_clock(test);
@@ -831,7 +813,6 @@ static struct kunit_case ktimer_realclock_cases[] = {
 	KUNIT_CASE_CLOCKS(ktimer_nanosleep_abs_signal_test),
 	KUNIT_CASE_CLOCKS(ktimer_nanosleep_freezable_test),
 	KUNIT_CASE_CLOCKS(ktimer_nanosleep_copyout_test),
-	KUNIT_CASE_CLOCKS(ktimer_nanosleep_zero_yields_test),
 	KUNIT_CASE_CLOCKS(ktimer_nanosleep_full_test),
 	KUNIT_CASE_SLOW(ktimer_nanosleep_invalid_test),
 	KUNIT_CASE_SLOW(ktimer_try_stop_running_test),
