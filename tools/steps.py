@@ -38,12 +38,13 @@ def record(name, seconds, detail="", path=None):
 
 @contextmanager
 def timed(name, detail=""):
-    """Record the time the with-block takes as one step, even when it raises."""
-    start = time.time()
+    """Record the time the with-block takes as one step, even when it raises. The log is the one
+    named when the block starts (the tools' own tests, run in-process, unset the variable)."""
+    path, start = log_path(), time.time()
     try:
         yield
     finally:
-        record(name, time.time() - start, detail)
+        record(name, time.time() - start, detail, path=path)
 
 
 def load(path=None):

@@ -1,3 +1,4 @@
+import os
 import tempfile
 import unittest
 from pathlib import Path
@@ -39,6 +40,15 @@ class StepLogTest(unittest.TestCase):
                     with steps.timed("tree"):
                         raise RuntimeError("tarball missing")
                 self.assertEqual([step["step"] for step in steps.load()], ["tree"])
+
+    def test_timed_keeps_the_log_named_when_it_started(self):
+        # `tools-test` runs the tests in-process, and they unset the variable meanwhile
+        with tempfile.TemporaryDirectory() as tmp:
+            log = Path(tmp) / "steps.jsonl"
+            with mock.patch.dict("os.environ", {steps.ENV: str(log)}):
+                with steps.timed("tools-test"):
+                    del os.environ[steps.ENV]
+            self.assertEqual([step["step"] for step in steps.load(log)], ["tools-test"])
 
     def test_a_broken_line_is_skipped(self):
         with tempfile.TemporaryDirectory() as tmp:
