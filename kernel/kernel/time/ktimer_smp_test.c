@@ -22,6 +22,8 @@
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 
+#include "ktimer_test.h"
+
 #define STRESS_TIMERS		16
 #define STRESS_REARMS		64
 #define WAIT_LIMIT		(60 * HZ)
@@ -323,9 +325,68 @@ static void ktimer_runs_on_starting_cpu_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ht->cpu, (int)second);
 }
 
+static void period_noop(void *data)
+{
+}
+
+/* Ends and restores @data's period as fast as it can, as callbacks may */
+static int period_flipper_fn(void *data)
+{
+	struct ktimer *timer = data;
+
+	while (!kthread_should_stop()) {
+		WRITE_ONCE(timer->interval, 0);
+		WRITE_ONCE(timer->interval, NSEC_PER_SEC);
+	}
+	return 0;
+}
+
+/*
+ * modify_ktimer(KTIMER_REARM) while another CPU ends and restores the
+ * timer's period: the period is read once, under the base lock, so the
+ * one divided by is the one checked.  A second read there divided by zero.
+ * The refusals warn (a caller error, once), inside the markers.
+ */
+static void ktimer_rearm_period_race_test(struct kunit *test)
+{
+	struct ktimer *timer = kunit_kzalloc(test, sizeof(*timer), GFP_KERNEL);
+	struct task_struct *flipper;
+	unsigned int other, i, refused = 0;
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, timer);
+	other = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	if (other >= nr_cpu_ids)
+		kunit_skip(test, "needs a second CPU");
+	ktimer_init(timer, &ktimer_clock_monotonic);
+	timer->function = period_noop;
+	timer->interval = NSEC_PER_SEC;
+	flipper = kthread_create_on_cpu(period_flipper_fn, timer, other,
+					"ktimer-flip/%u");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(flipper));
+	get_task_struct(flipper);
+	wake_up_process(flipper);
+	expect_warning_begin(test);
+	for (i = 0; i < 100000; i++) {
+		/* in the past: the re-arm has to divide by the period */
+		ktimer_set_expires(timer, 0);
+		ret = modify_ktimer(timer, NULL, KTIMER_REARM);
+		if (ret == -EINVAL)
+			refused++;
+		else
+			KUNIT_EXPECT_GE(test, ret, 0);
+		stop_ktimer(timer);
+	}
+	expect_warning_end(test);
+	kthread_stop(flipper);
+	put_task_struct(flipper);
+	kunit_info(test, "figures: rearms=%u refused=%u", i, refused);
+}
+
 static struct kunit_case ktimer_smp_cases[] = {
 	KUNIT_CASE_SLOW(ktimer_runs_on_starting_cpu_test),
 	KUNIT_CASE_SLOW(ktimer_smp_stress_test),
+	KUNIT_CASE_SLOW(ktimer_rearm_period_race_test),
 	KUNIT_CASE_SLOW(ktimer_hotplug_real_timers_test),
 	{}
 };
