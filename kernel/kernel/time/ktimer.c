@@ -781,10 +781,30 @@ int get_ktimer_real_res(clockid_t which_clock, struct timespec64 *tp)
 EXPORT_SYMBOL_GPL(get_ktimer_real_res);
 
 /*
- * Run the callbacks of the expired timers of @base.  Timers queued during
- * this run (a callback restarting its timer with KTIMER_NOCHECK in the
- * past, say) wait for the next run, so a run always ends: it runs at most
- * the timers that were queued when it began.
+ * The earliest timer that was queued before the current expiry run began.
+ * Timers a callback queued during the run (pass == base->pass) are passed
+ * over: they may sort ahead of timers that are due, which still run now.
+ */
+static struct ktimer *ktimer_first_of_run(struct ktimer_base *base)
+{
+	struct rb_node *node;
+
+	for (node = rb_first_cached(&base->queue); node; node = rb_next(node)) {
+		struct ktimer *timer = rb_entry(node, struct ktimer, node);
+
+		if (timer->pass != base->pass)
+			return timer;
+	}
+	return NULL;
+}
+
+/*
+ * Run the callbacks of the expired timers of @base: every timer that was
+ * queued when the run began and is due, earliest first.  Timers queued
+ * during this run (a callback restarting its timer with KTIMER_NOCHECK in
+ * the past, say) wait for the next run, even when they sort ahead of due
+ * ones, so a run always ends: it runs at most the timers that were queued
+ * when it began.
  */
 static void ktimer_run_base(struct ktimer_base *base)
 {
@@ -798,14 +818,12 @@ static void ktimer_run_base(struct ktimer_base *base)
 	now = base->clock->get_time();
 	base->pass++;
 	base->expiring = true;
-	while ((timer = ktimer_first(base))) {
+	while ((timer = ktimer_first_of_run(base))) {
 		void (*fn)(void *data);
 		void *data;
 		bool periodic;
 		ktime_t period;
 
-		if (timer->pass == base->pass)
-			break;
 		/*
 		 * Callbacks take time: what fell due meanwhile runs now, not
 		 * after another wake-up (hrtimer_interrupt() retries too).

@@ -4,19 +4,22 @@
  *
  * A seeded random sequence of operations drives eight timers on a fake
  * clock: start and modify in every mode with and without KTIMER_NOCHECK,
- * try_to_stop and stop, interval changes, callbacks that re-arm, modify
- * or stop their own timer or another one, clock steps of every size in
- * both directions, and queue runs.  Each operation is applied to the ktimer
- * core and to a model written here from the documented semantics: a sorted
- * array of pending timers and plain saturating arithmetic.  After every
- * step the two must agree on return values, which callbacks ran in which
- * order and what they saw, ->expires, ->expired, ->overrun, the remaining
- * time and the exact contents and order of the queue.
+ * try_to_stop and stop, forward_ktimer(), interval changes (negative ones
+ * too), caller errors, callbacks that re-arm, modify or stop their own
+ * timer or another one, that queue another timer ahead of timers already
+ * due, or that move the clock while the run goes on, clock steps of every
+ * size in both directions, and queue runs.  Each operation is applied to
+ * the ktimer core and to a model written here from docs/design.md, not
+ * from the core's structure: a sorted array of pending timers and plain
+ * saturating arithmetic.  After every step the two must agree on return
+ * values, which callbacks ran in which order and what they saw, ->expires,
+ * ->expired, ->overrun, the remaining time, the clock and the exact
+ * contents and order of the queue.
  *
- * The first step that differs ends the case with the seed and the step, so
- * the shortest failing prefix replays with ktimer_fuzz_test.seed=S and
- * ktimer_fuzz_test.ops=N.  Caller errors are not generated: each one warns,
- * and the errors suite covers them one by one.
+ * Each boot draws a new first seed (printed; the case runs it and the next
+ * three), so CI explores new sequences every run.  The first step that
+ * differs ends the case with the seed and the step, so the shortest
+ * failing prefix replays with ktimer_fuzz_test.seed=S ktimer_fuzz_test.ops=N.
  */
 
 #include <kunit/test.h>
@@ -26,6 +29,8 @@
 #include <linux/math64.h>
 #include <linux/moduleparam.h>
 #include <linux/prandom.h>
+#include <linux/random.h>
+#include <linux/timekeeping.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
@@ -42,13 +47,14 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 /* what get_remtime_ktimer() is asked to report for a due timer */
 #define FUZZ_FAKE	7
 
-static unsigned long fuzz_ops = 32768;
+/* 4 seeds x 65536 per boot: CI's six KUnit boots run over 1.5 million */
+static unsigned long fuzz_ops = 65536;
 module_param_named(ops, fuzz_ops, ulong, 0444);
-MODULE_PARM_DESC(ops, "operations per seed (default 32768)");
+MODULE_PARM_DESC(ops, "operations per seed (default 65536)");
 
-static unsigned long long fuzz_seed = 1;
+static unsigned long long fuzz_seed;
 module_param_named(seed, fuzz_seed, ullong, 0444);
-MODULE_PARM_DESC(seed, "first seed; the case runs this one and the next three");
+MODULE_PARM_DESC(seed, "first seed (default 0: a random one per boot); the case runs this one and the next three");
 
 DEFINE_FAKE_CLOCK(fuzz_clock, 1);
 
@@ -63,6 +69,8 @@ enum fuzz_action {
 	ACT_CLEAR_INTERVAL,
 	ACT_MODIFY_OTHER,
 	ACT_STOP_OTHER,
+	ACT_QUEUE_OTHER_EARLY,	/* NOCHECK, ahead of what is due */
+	ACT_MOVE_CLOCK,		/* the clock moves while the run goes on */
 	ACT_KINDS
 };
 
@@ -83,12 +91,18 @@ struct fuzz_fired {
 
 enum fuzz_op_kind {
 	OP_START, OP_MODIFY, OP_TRY_STOP, OP_STOP, OP_INTERVAL, OP_ACTION,
-	OP_ADVANCE, OP_RUN, OP_SET_CLOCK, OP_KINDS
+	OP_ADVANCE, OP_RUN, OP_SET_CLOCK, OP_FORWARD, OP_ERROR, OP_KINDS
 };
 
 static const char * const fuzz_op_names[OP_KINDS] = {
 	"start", "modify", "try_to_stop", "stop", "interval", "action",
-	"advance", "run", "set_clock",
+	"advance", "run", "set_clock", "forward", "caller_error",
+};
+
+/* The caller errors OP_ERROR makes; each warns once and changes nothing */
+enum fuzz_error {
+	ERR_REARM_NO_INTERVAL, ERR_FORWARD_MODE_PERIOD, ERR_BAD_MODE,
+	ERR_NULL_TIM, ERR_FORWARD_PERIOD, ERR_FORWARD_PENDING, ERR_KINDS
 };
 
 struct fuzz_op {
@@ -96,8 +110,9 @@ struct fuzz_op {
 	int			id;
 	int			mode;
 	ktime_t			val;
-	int			ret;		/* from the ktimer core */
-	int			want;		/* from the model */
+	ktime_t			val2;
+	s64			ret;		/* from the ktimer core */
+	s64			want;		/* from the model */
 };
 
 /* The model's view of one timer */
@@ -228,9 +243,18 @@ static ktime_t rnd_clock(struct fuzz_state *st)
 	}
 }
 
+/* Mostly none, sometimes a period, sometimes a negative one (not periodic) */
 static ktime_t rnd_interval(struct fuzz_state *st)
 {
-	return rnd_below(st, 3) ? 0 : rnd_duration(st);
+	switch (rnd_below(st, 6)) {
+	case 0:
+	case 1:
+		return rnd_duration(st);
+	case 2:
+		return -rnd_duration(st);
+	default:
+		return 0;
+	}
 }
 
 /* REARM without an interval is a caller error: use RESTART then */
@@ -263,6 +287,9 @@ static void rnd_action(struct fuzz_state *st, int id)
 		a->mode = KTIMER_REL;
 		a->tim = 1 + rnd_below(st, 1000);
 	}
+	/* how far back, or forward, from the clock's time in the callback */
+	if (a->kind == ACT_QUEUE_OTHER_EARLY || a->kind == ACT_MOVE_CLOCK)
+		a->tim = rnd_duration(st);
 }
 
 /* ---- the model ---- */
@@ -272,12 +299,12 @@ static void rnd_action(struct fuzz_state *st, int id)
  * whole periods that does it, counted in ->overrun, both saturating
  * (->overrun at U32_MAX).
  */
-static void model_forward(struct model_timer *m, ktime_t now, ktime_t period)
+static u64 model_forward(struct model_timer *m, ktime_t now, ktime_t period)
 {
 	u64 gap, periods, fit;
 
 	if (m->expires > now)
-		return;
+		return 0;
 	gap = (u64)now - (u64)m->expires;
 	periods = div64_u64(gap, period);
 	periods = periods == U64_MAX ? U64_MAX : periods + 1;
@@ -289,6 +316,7 @@ static void model_forward(struct model_timer *m, ktime_t now, ktime_t period)
 		m->expires = KTIME_MAX;
 	else
 		m->expires += periods * period;
+	return periods;
 }
 
 static void model_enqueue(struct fuzz_state *st, int id)
@@ -416,26 +444,57 @@ static void model_action(struct fuzz_state *st, int id, int ret[2])
 	case ACT_STOP_OTHER:
 		ret[0] = model_stop(st, other, false);
 		break;
+	case ACT_QUEUE_OTHER_EARLY:
+		ret[0] = model_arm(st, other, model_add(st->now, -a->tim),
+				   KTIMER_ABS | KTIMER_NOCHECK, false);
+		break;
+	case ACT_MOVE_CLOCK:
+		st->now = model_add(st->now, a->tim);
+		break;
 	default:
 		break;
 	}
 }
 
-/* An expiry run: due timers in queue order, none queued during the run */
+/* The earliest timer queued before the current run began, or -1 */
+static int model_first_of_run(const struct fuzz_state *st)
+{
+	int i;
+
+	for (i = 0; i < st->nqueued; i++) {
+		if (st->m[st->queue[i]].pass != st->pass)
+			return st->queue[i];
+	}
+	return -1;
+}
+
+/*
+ * An expiry run, as docs/design.md defines it: read the clock, run every
+ * timer due at that time that was queued before the run began, earliest
+ * first (timers queued by the callbacks wait for the next run, even when
+ * they sort ahead); when the next one is not due, read the clock once more.
+ * ->expired and a periodic re-arm use the time the run read.
+ */
 static void model_run(struct fuzz_state *st)
 {
+	ktime_t now = st->now;
+	int id;
+
 	st->pass++;
-	while (st->nqueued) {
-		int id = st->queue[0];
+	while ((id = model_first_of_run(st)) >= 0) {
 		struct model_timer *m = &st->m[id];
-		struct fuzz_fired f = { .id = id, .now = st->now };
+		struct fuzz_fired f = { .id = id };
 		bool periodic;
 
-		if (m->expires > st->now || m->pass == st->pass)
-			break;
+		if (m->expires > now) {
+			now = st->now;
+			if (m->expires > now)
+				break;
+		}
 		model_dequeue(st, id);
-		m->expired = st->now;
+		m->expired = now;
 		m->stopped_in_callback = false;
+		f.now = st->now;
 		f.expires = m->expires;
 		/* periodic or not is decided before the callback, which may free it */
 		periodic = m->interval > 0;
@@ -445,7 +504,7 @@ static void model_run(struct fuzz_state *st)
 		st->model_fired++;
 		if (periodic && m->interval > 0 && !m->pending &&
 		    !m->stopped_in_callback) {
-			model_forward(m, st->now, m->interval);
+			model_forward(m, now, m->interval);
 			model_enqueue(st, id);
 		}
 	}
@@ -489,6 +548,14 @@ static void impl_action(struct fuzz_state *st, int id, int ret[2])
 	case ACT_STOP_OTHER:
 		ret[0] = try_to_stop_ktimer(other);
 		break;
+	case ACT_QUEUE_OTHER_EARLY:
+		tim = model_add(READ_ONCE(fuzz_clock_now), -a->tim);
+		ret[0] = modify_ktimer(other, &tim, KTIMER_ABS | KTIMER_NOCHECK);
+		break;
+	case ACT_MOVE_CLOCK:
+		WRITE_ONCE(fuzz_clock_now,
+			   model_add(READ_ONCE(fuzz_clock_now), a->tim));
+		break;
 	default:
 		break;
 	}
@@ -516,6 +583,84 @@ static void set_clock(struct fuzz_state *st, ktime_t now)
 {
 	st->now = now;
 	WRITE_ONCE(fuzz_clock_now, now);
+}
+
+/* Caller errors that have warned in this boot, whose next ones are silent */
+static bool fuzz_warned[ERR_KINDS];
+
+/*
+ * A caller error: the core must refuse it (-EINVAL, or 0 periods from
+ * forward_ktimer()) and change nothing, so the model does nothing.  The
+ * first of each kind is bracketed for the log scan; WARN_ON_ONCE keeps
+ * the rest quiet.
+ */
+static void fuzz_caller_error(struct fuzz_state *st, struct fuzz_op *op,
+			      enum fuzz_error err)
+{
+	struct ktimer *timer = &st->t[op->id].timer;
+	bool marked = !fuzz_warned[err];
+	bool start = rnd_below(st, 2);
+	const ktime_t *tim = &op->val;
+
+	if (err == ERR_REARM_NO_INTERVAL && timer->interval > 0)
+		err = ERR_BAD_MODE;
+	if (err == ERR_FORWARD_PENDING && !ktimer_active(timer))
+		err = ERR_FORWARD_PERIOD;
+	op->val2 = err;
+	/* a period or *tim <= 0 is the error, except for a pending timer */
+	op->val = -rnd_duration(st);
+	switch (err) {
+	case ERR_FORWARD_PENDING:
+		op->val = max_t(ktime_t, -op->val, 1);
+		break;
+	case ERR_REARM_NO_INTERVAL:
+		op->mode = KTIMER_REARM;
+		break;
+	case ERR_FORWARD_MODE_PERIOD:
+		op->mode = KTIMER_FORWARD;
+		break;
+	case ERR_BAD_MODE:
+		op->mode = rnd_below(st, 2) ? 0 : KTIMER_RESTART + 1 +
+						  rnd_below(st, 4);
+		break;
+	case ERR_NULL_TIM:
+		op->mode = KTIMER_ABS + rnd_below(st, KTIMER_FORWARD);
+		tim = NULL;
+		break;
+	default:
+		break;
+	}
+	if (rnd_below(st, 2))
+		op->mode |= KTIMER_NOCHECK;
+
+	if (marked)
+		expect_warning_begin(st->test);
+	if (err == ERR_FORWARD_PERIOD || err == ERR_FORWARD_PENDING) {
+		op->ret = forward_ktimer(timer, st->now, op->val);
+		op->want = 0;
+	} else {
+		op->ret = start ? start_ktimer(timer, tim, op->mode) :
+				  modify_ktimer(timer, tim, op->mode);
+		op->want = -EINVAL;
+	}
+	if (marked)
+		expect_warning_end(st->test);
+	fuzz_warned[err] = true;
+}
+
+/* forward_ktimer() of an idle timer, to any time, by any period */
+static void fuzz_forward(struct fuzz_state *st, struct fuzz_op *op)
+{
+	struct ktimer *timer = &st->t[op->id].timer;
+
+	if (ktimer_active(timer)) {
+		fuzz_caller_error(st, op, ERR_FORWARD_PENDING);
+		return;
+	}
+	op->val = rnd_tim(st, KTIMER_ABS);
+	op->val2 = max_t(ktime_t, rnd_duration(st), 1);
+	op->ret = forward_ktimer(timer, op->val, op->val2);
+	op->want = model_forward(&st->m[op->id], op->val, op->val2);
 }
 
 /* Apply one random operation to both sides; returns the op for the log */
@@ -568,6 +713,12 @@ static struct fuzz_op fuzz_step(struct fuzz_state *st)
 		set_clock(st, op.val);
 		ktimer_run_clock(&fuzz_clock);
 		model_run(st);
+		break;
+	case OP_FORWARD:
+		fuzz_forward(st, &op);
+		break;
+	case OP_ERROR:
+		fuzz_caller_error(st, &op, rnd_below(st, ERR_KINDS));
 		break;
 	default:
 		break;
@@ -679,9 +830,13 @@ static bool fuzz_check(struct fuzz_state *st, const struct fuzz_op *op)
 	int ids[FUZZ_TIMERS + 1], n, i;
 
 	if (op->ret != op->want)
-		return fuzz_diverged(st, "%s t%d returned %d, the model %d",
+		return fuzz_diverged(st, "%s t%d returned %lld, the model %lld",
 				     fuzz_op_names[op->kind], op->id, op->ret,
 				     op->want);
+	/* callbacks move the clock on both sides alike */
+	if (READ_ONCE(fuzz_clock_now) != st->now)
+		return fuzz_diverged(st, "the clock is at %lld, the model's at %lld",
+				     READ_ONCE(fuzz_clock_now), st->now);
 	if (!fuzz_check_fired(st))
 		return false;
 	for (i = 0; i < FUZZ_TIMERS; i++) {
@@ -719,13 +874,19 @@ static void fuzz_print_history(struct fuzz_state *st)
 		switch (op->kind) {
 		case OP_START:
 		case OP_MODIFY:
-			kunit_info(st->test, "  step %lu: %s t%d mode %#x tim %lld -> %d",
+			kunit_info(st->test, "  step %lu: %s t%d mode %#x tim %lld -> %lld",
 				   s, name, op->id, op->mode, op->val, op->ret);
 			break;
 		case OP_TRY_STOP:
 		case OP_STOP:
-			kunit_info(st->test, "  step %lu: %s t%d -> %d", s, name,
+			kunit_info(st->test, "  step %lu: %s t%d -> %lld", s, name,
 				   op->id, op->ret);
+			break;
+		case OP_FORWARD:
+		case OP_ERROR:
+			kunit_info(st->test, "  step %lu: %s t%d mode %#x val %lld/%lld -> %lld",
+				   s, name, op->id, op->mode, op->val, op->val2,
+				   op->ret);
 			break;
 		case OP_INTERVAL:
 		case OP_ACTION:
@@ -742,7 +903,11 @@ static void fuzz_print_history(struct fuzz_state *st)
 
 /* ---- the case ---- */
 
-/* The seeds of one run: fuzz_seed and the next FUZZ_SEEDS - 1 */
+/*
+ * The seeds of one boot: fuzz_seed and the next FUZZ_SEEDS - 1.  The
+ * parameters are named by position, not by seed, so that results of
+ * different boots line up; the seed is in each case's figures line.
+ */
 static const void *fuzz_gen_params(const void *prev, char *desc)
 {
 	static u64 seeds[FUZZ_SEEDS];
@@ -751,7 +916,7 @@ static const void *fuzz_gen_params(const void *prev, char *desc)
 	if (i >= FUZZ_SEEDS)
 		return NULL;
 	seeds[i] = fuzz_seed + i;
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "seed %llu", seeds[i]);
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "run %d", i + 1);
 	return &seeds[i];
 }
 
@@ -779,6 +944,7 @@ static void ktimer_fuzz_test(struct kunit *test)
 {
 	const u64 *seed = test->param_value;
 	struct fuzz_state *st = test->priv;
+	u64 start = ktime_get_ns();
 	bool ok = true;
 
 	fuzz_init_state(test, st, *seed);
@@ -797,8 +963,10 @@ static void ktimer_fuzz_test(struct kunit *test)
 		if (st->step % 1024 == 1023)
 			cond_resched();
 	}
-	kunit_info(test, "figures: seed=%llu ops=%lu expiries=%lu divergences=%d",
-		   st->seed, st->step, st->expiries, !ok);
+	/* the time is for reading only: it decides nothing */
+	kunit_info(test, "figures: seed=%llu ops=%lu expiries=%lu divergences=%d ms=%llu",
+		   st->seed, st->step, st->expiries, !ok,
+		   div_u64(ktime_get_ns() - start, NSEC_PER_MSEC));
 }
 
 static int fuzz_case_init(struct kunit *test)
@@ -823,6 +991,11 @@ static void fuzz_case_exit(struct kunit *test)
 
 static int fuzz_suite_init(struct kunit_suite *suite)
 {
+	/* zero, the default, asks for a fresh seed each boot */
+	while (!fuzz_seed)
+		fuzz_seed = get_random_u64();
+	pr_info("ktimer_fuzz: seeds %llu to %llu; replay with ktimer_fuzz_test.seed=%llu\n",
+		fuzz_seed, fuzz_seed + FUZZ_SEEDS - 1, fuzz_seed);
 	return ktimer_register_clock(&fuzz_clock);
 }
 

@@ -311,15 +311,28 @@ static void ktimer_modify_idle_mode_test(struct kunit *test)
 	check_mode_result(test, c, tt, ret, 0);
 }
 
-/* A queued timer fires at its expiry, not a nanosecond earlier */
+/*
+ * A queued timer fires at its expiry, not a nanosecond earlier; a refused
+ * start leaves nothing that could fire, however far the clock moves.
+ */
 static void ktimer_mode_fires_at_expiry_test(struct kunit *test)
 {
 	const struct mode_case *c = test->param_value;
 	struct test_timer *tt = prepare_mode_timer(test, c);
 	ktime_t due;
+	int ret;
 
-	if (start_ktimer(&tt->timer, c->null_tim ? NULL : &c->tim, c->mode))
-		kunit_skip(test, "not queued in this mode");
+	ret = start_ktimer(&tt->timer, c->null_tim ? NULL : &c->tim, c->mode);
+	KUNIT_ASSERT_EQ(test, ret, c->ret);
+	if (ret) {
+		KUNIT_EXPECT_FALSE(test, ktimer_active(&tt->timer));
+		KUNIT_EXPECT_EQ(test, ktimer_clock_pending(&fake_clock), 0);
+		advance_to(NOW);
+		advance_to(KTIME_MAX);
+		KUNIT_EXPECT_EQ(test, tt->fired, 0);
+		KUNIT_EXPECT_EQ(test, tt->timer.expired, NOW);
+		return;
+	}
 	/* ->interval only served the REARM computation: no re-arm here */
 	tt->timer.interval = 0;
 
@@ -610,6 +623,47 @@ static void ktimer_run_clock_refused_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tt->fired, 1);
 }
 
+/* One call of each caller error of the core; each changes nothing */
+static void make_caller_errors(struct kunit *test, struct test_timer *tt)
+{
+	ktime_t t = NOW + 100, neg = -1;
+
+	tt->timer.interval = 0;
+	KUNIT_EXPECT_EQ(test, start_ktimer(NULL, &t, KTIMER_ABS), -EINVAL);
+	KUNIT_EXPECT_EQ(test, start_ktimer(&tt->timer, &t, 7), -EINVAL);
+	KUNIT_EXPECT_EQ(test, start_ktimer(&tt->timer, NULL, KTIMER_ABS),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, start_ktimer(&tt->timer, &neg, KTIMER_FORWARD),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, start_ktimer(&tt->timer, NULL, KTIMER_REARM),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, forward_ktimer(&tt->timer, NOW, 0), 0);
+	tt->timer.function = NULL;
+	KUNIT_EXPECT_EQ(test, start_ktimer(&tt->timer, &t, KTIMER_ABS), -EINVAL);
+	tt->timer.function = test_callback;
+	start_abs(test, tt, t);
+	KUNIT_EXPECT_EQ(test, forward_ktimer(&tt->timer, NOW, 10), 0);
+	KUNIT_EXPECT_EQ(test, stop_ktimer(&tt->timer), 1);
+}
+
+/*
+ * A caller error warns once per boot (WARN_ON_ONCE), not at each call, so
+ * that a buggy caller in a loop cannot flood the log.  The first round may
+ * warn, inside the markers; the next two must not: the log scan fails the
+ * run on any warning outside them.
+ */
+static void ktimer_caller_errors_warn_once_test(struct kunit *test)
+{
+	struct test_timer *tt = new_timer(test, 0);
+
+	expect_warning_begin(test);
+	make_caller_errors(test, tt);
+	expect_warning_end(test);
+	make_caller_errors(test, tt);
+	make_caller_errors(test, tt);
+	KUNIT_EXPECT_EQ(test, tt->fired, 0);
+}
+
 static struct kunit_case ktimer_errors_cases[] = {
 	KUNIT_CASE(ktimer_null_timer_test),
 	KUNIT_CASE(ktimer_uninitialised_timer_test),
@@ -623,6 +677,7 @@ static struct kunit_case ktimer_errors_cases[] = {
 	KUNIT_CASE(ktimer_unregister_busy_test),
 	KUNIT_CASE(ktimer_clock_slots_test),
 	KUNIT_CASE(ktimer_run_clock_refused_test),
+	KUNIT_CASE(ktimer_caller_errors_warn_once_test),
 	{}
 };
 
@@ -1206,12 +1261,15 @@ static void ktimer_callback_stops_other_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b->timer.expired, 0);
 }
 
-static void restart_other_now(struct test_timer *tt)
+static void queue_other_at(struct test_timer *tt, ktime_t t)
 {
-	ktime_t t = fake_clock_get_time();
-
 	tt->action_ret = modify_ktimer(&tt->other->timer, &t,
 				       KTIMER_ABS | KTIMER_NOCHECK);
+}
+
+static void restart_other_now(struct test_timer *tt)
+{
+	queue_other_at(tt, fake_clock_get_time());
 }
 
 /* A timer queued during a run waits for the next run */
@@ -1227,6 +1285,39 @@ static void ktimer_queued_during_run_waits_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b->fired, 0);
 	ktimer_run_clock(&fake_clock);
 	KUNIT_EXPECT_EQ(test, b->fired, 1);
+}
+
+/* Queue the other timer ahead of everything else on the clock */
+static void queue_other_in_past(struct test_timer *tt)
+{
+	queue_other_at(tt, NOW);
+}
+
+/*
+ * A timer a callback queues ahead of a timer that was already due does not
+ * hold that one back: the run runs every timer that was queued when it
+ * began and is due, and the newcomer waits for the next run.
+ */
+static void ktimer_run_passes_over_newcomers_test(struct kunit *test)
+{
+	struct test_timer *a = new_timer(test, 1), *b = new_timer(test, 2);
+	struct test_timer *c = new_timer(test, 3);
+	struct test_ctx *ctx = test->priv;
+
+	a->action = queue_other_in_past;
+	a->other = c;
+	start_abs(test, a, NOW + 10);
+	start_abs(test, b, NOW + 30);
+	advance_to(NOW + 30);
+	KUNIT_EXPECT_EQ(test, a->action_ret, 0);
+	KUNIT_ASSERT_EQ(test, ctx->nfired, 2);
+	KUNIT_EXPECT_EQ(test, ctx->fired_ids[0], 1);
+	KUNIT_EXPECT_EQ(test, ctx->fired_ids[1], 2);
+	KUNIT_EXPECT_EQ(test, c->fired, 0);
+	KUNIT_EXPECT_TRUE(test, ktimer_active(&c->timer));
+	ktimer_run_clock(&fake_clock);
+	KUNIT_EXPECT_EQ(test, c->fired, 1);
+	KUNIT_EXPECT_EQ(test, ctx->nfired, 3);
 }
 
 static void restart_incr(struct test_timer *tt)
@@ -1323,6 +1414,7 @@ static struct kunit_case ktimer_queue_cases[] = {
 	KUNIT_CASE(ktimer_callback_frees_timer_test),
 	KUNIT_CASE(ktimer_callback_stops_other_test),
 	KUNIT_CASE(ktimer_queued_during_run_waits_test),
+	KUNIT_CASE(ktimer_run_passes_over_newcomers_test),
 	KUNIT_CASE(ktimer_incr_chain_from_callback_test),
 	KUNIT_CASE(ktimer_forward_from_callback_test),
 	KUNIT_CASE(ktimer_init_clears_timer_test),
