@@ -58,5 +58,11 @@ def violations(found):
             for key in MUST_BE_ZERO if values.get(key, 0) != 0]
 
 
+def total(run_figures, suite, key):
+    """The sum of one count over every run and parameter of a suite's cases (e.g. the fuzz operations)."""
+    return sum(values.get(key, 0) for _, found in run_figures for test, values in found
+               if test.split(".", 1)[0] == suite and isinstance(values.get(key, 0), int))
+
+
 def format_line(label, test, values):
     return f"{label}  {test}  " + " ".join(f"{key}={val}" for key, val in values.items())

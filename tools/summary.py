@@ -176,6 +176,9 @@ def print_figures(run_figures):
     print("\nfigures (counted by the tests; see docs/running.md#figures):")
     for line in lines:
         print(f"  {line}")
+    fuzz_ops = figures.total(run_figures, "ktimer_fuzz", "ops")
+    if fuzz_ops:
+        print(f"  fuzz operations, all runs: {fuzz_ops:,} (each boot a new seed)")
     for label, found in run_figures:
         for violation in figures.violations(found):
             print(f"error: [{label}] {violation}: expiries were lost, duplicated or diverged from the model")

@@ -98,6 +98,14 @@ class StoredUnderTheTestTest(unittest.TestCase):
         lost = [("s.t", {"lost": 2, "duplicated": 1, "expiries": 9})]
         self.assertEqual(figures.violations(lost), ["s.t: lost=2", "s.t: duplicated=1"])
 
+    def test_total_sums_one_suites_count_over_runs(self):
+        runs = [("i386-default", figures.in_results(self.suites)),
+                ("arm-default", [("ktimer_fuzz.ktimer_fuzz_test[run 1]", {"ops": 10, "seed": "x"})])]
+        self.assertEqual(figures.total(runs, "ktimer_fuzz", "ops"), 32768 + 44 + 10)
+        self.assertEqual(figures.total(runs, "ktimer_smp", "ops"), 800000)
+        self.assertEqual(figures.total(runs, "ktimer_fuzz", "seed"), 3)   # ints only
+        self.assertEqual(figures.total([], "ktimer_fuzz", "ops"), 0)
+
     def test_no_figures(self):
         self.assertEqual(figures.in_results([{"name": "s", "status": "MISS", "log": []}]), [])
 
