@@ -219,6 +219,21 @@ static inline int kt_wait_signal(int sig, long long ms, siginfo_t *info)
 	}
 }
 
+/*
+ * A disarmed timer reads 0 and 0 (reader: the call that read them), and,
+ * if ms > 0, sends no sig within ms milliseconds.
+ */
+static inline void kt_expect_disarmed(const char *reader, const char *when, long long value_ns,
+				      long long interval_ns, int sig, long long ms)
+{
+	kt_expect(value_ns == 0 && interval_ns == 0,
+		  "%s: %s reads value %.3f ms interval %.3f ms, expected 0 and 0", when, reader,
+		  kt_ms(value_ns), kt_ms(interval_ns));
+	if (ms)
+		kt_expect(!kt_wait_signal(sig, ms, NULL), "%s: signal %d came, expected none", when,
+			  sig);
+}
+
 /* Install handler for sig (SA_SIGINFO; flags such as SA_RESTART added). */
 static inline void kt_handle(int sig, void (*handler)(int, siginfo_t *, void *), int flags)
 {
