@@ -45,7 +45,7 @@ REPORT_SELECTION := $(if $(strip $(CONFIGS)),$(CONFIG_FLAGS) $(SELFTEST_SUMMARY)
 .NOTPARALLEL:
 .DEFAULT_GOAL := all
 .PHONY: all test extended quick selftest check tools-test style deps pin tree apply kunit summary report baseline export-kcidb \
-	soak sanitizers series series-check bench bench-report clean distclean help
+	soak sanitizers series series-check bench bench-report mutants clean distclean help
 
 # `make` and `make test` log each step's time here (tools/steps.py); the summary prints the table.
 STEP_LOG := $(abspath $(RESULTS)/steps.jsonl)
@@ -205,9 +205,21 @@ bench:
 bench-report:
 	@$(KTIMERS) bench --report-only $(ARCHES)
 
-## clean: remove kunit and series-check build dirs, the exported series and results, the results database and its stored logs too (keeps the kernel tree)
+# Mutation testing, not in `make test` or CI (about a minute per mutant): one arch, i386 unless ARCH=
+# says otherwise; MUTANTS="03 17" runs only those; TIMEOUT is per boot, 600 s unless given.
+MUTANT_ARCH    := $(if $(strip $(ARCH)),$(ARCH),i386)
+MUTANTS        ?=
+MUTANT_TIMEOUT := $(if $(filter 1200,$(TIMEOUT)),600,$(TIMEOUT))
+
+## mutants: mutation testing (not in CI): each mutants/*.patch in turn applied to TREE, rebuilt and tested on ARCH (default i386; MUTANTS="03 17" for some), TREE restored; table, score, build/results/mutants.json; non-zero exit on any survivor, stale or stillborn mutant
+mutants:
+	@$(KTIMERS) tree --tree $(TREE)
+	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
+	@$(KTIMERS) mutants --tree $(TREE) --arch $(MUTANT_ARCH) --timeout $(MUTANT_TIMEOUT) $(if $(strip $(MUTANTS)),--only $(MUTANTS))
+
+## clean: remove kunit and series-check build dirs, the mutant runs' logs, the exported series and results, the results database and its stored logs too (keeps the kernel tree)
 clean:
-	rm -rf build/kunit build/results build/series build/series-check
+	rm -rf build/kunit build/results build/series build/series-check build/mutants
 	@if [ -d $(TREE)/.git ]; then git -C $(TREE) worktree prune; fi
 
 ## distclean: remove everything under build/, including the kernel tree
@@ -227,6 +239,7 @@ help:
 	@echo "  TREE=<dir>       kernel tree (default build/linux)"
 	@echo "  FORCE=1          let apply discard local modifications in the tree"
 	@echo "  FULL=1           make selftest: also the slow selftests (run = full in selftests/plan)"
+	@echo "  MUTANTS='03 17'  make mutants: only these mutants of mutants/ (default: all)"
 	@echo
 	@echo "Configurations (kunit_configs/matrix):"
 	@$(KTIMERS) matrix | sed 's/^/  /'

@@ -15,6 +15,7 @@
     ktimers.py tools-test              the tools' own unit tests
     ktimers.py selftest ARCH...        the kernel's timer selftests in the guest, ktimer path on and off
     ktimers.py bench ARCH...           the boot-time benchmark: ktimers vs hrtimers vs timer_list, table and plot
+    ktimers.py mutants [--only ID...]  mutation testing: does a test notice each mutant of mutants/? (--list)
     ktimers.py record [RUN...]         add build/results/<arch>-<config>/ runs to the results database
     ktimers.py report ARCH...          latest runs vs the previous ones and the baseline; HTML page
     ktimers.py baseline ARCH...        rewrite results/baseline.json from the latest recorded runs
@@ -32,7 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from arches import ARCHES, DEFAULT_ARCHES, get_arch  # noqa: E402
 from baseline import BASELINE_FILE  # noqa: E402
-from common import BUILD_DIR, DEFAULT_TREE, KUNIT_BUILD_DIR, PIN_FILE, RESULTS_DIR, ToolError, progress, rel  # noqa: E402
+from common import (BUILD_DIR, DEFAULT_TREE, KUNIT_BUILD_DIR, PIN_FILE, REPO_ROOT, RESULTS_DIR, ToolError,  # noqa: E402
+                    progress, rel)
 from known_failures import KNOWN_FILE as KNOWN_FAILURES  # noqa: E402
 from matrix import MATRIX_FILE  # noqa: E402
 from selftest_plan import PLAN_FILE as SELFTEST_PLAN  # noqa: E402
@@ -215,6 +217,20 @@ def cmd_selftest(args):
             Path(args.tree), arch, plan, known, timeout=args.timeout, results_root=Path(args.results_dir)), args)
     if failed:
         return 1
+
+
+def cmd_mutants(args):
+    import mutant_catalogue
+    import mutants
+    chosen = mutant_catalogue.select(mutant_catalogue.load(Path(args.mutants_dir)), args.only)
+    if args.list:
+        for line in mutant_catalogue.describe(chosen):
+            print(line)
+        return 0
+    get_arch(args.arch)
+    return mutants.main(Path(args.tree), args.arch, chosen, db=database(args), results_dir=Path(args.results_dir),
+                        work_dir=Path(args.work_dir), matrix_path=Path(args.matrix), timeout=args.timeout,
+                        kunit_build_root=Path(args.kunit_build_dir), jobs=args.jobs, use_ccache=not args.no_ccache)
 
 
 def selected_runs(args, configurations):
@@ -402,10 +418,27 @@ def build_parser():
     command.add_argument("--plan", default=str(SELFTEST_PLAN), help="the plan file (default selftests/plan)")
     command.add_argument("--known", default=str(KNOWN_FAILURES), help=argparse.SUPPRESS)
 
+    command = add("mutants", cmd_mutants, "mutation testing (not in CI): per mutant of mutants/, apply it to the "
+                                          "tree, rebuild, run its configurations' KUnit suites (and with `User: "
+                                          "yes` the own user-space suite), restore the tree; table and score "
+                                          "(docs/mutants.md)", tree=True)
+    command.add_argument("--arch", default="i386", help="the arch to build and boot (default i386)")
+    command.add_argument("--only", nargs="+", action="extend", metavar="ID",
+                         help="only these mutants: numbers (03) or file names without .patch (repeatable)")
+    command.add_argument("--timeout", type=int, default=600, help="seconds per QEMU boot (default 600)")
+    command.add_argument("--list", action="store_true", help="list the catalogue (id, description, "
+                                                             "configurations) and exit; no kernel needed")
+    command.add_argument("--jobs", type=int, default=None, help="make -j (default: number of CPUs)")
+    command.add_argument("--no-ccache", action="store_true", help="do not compile through ccache")
+    command.add_argument("--mutants-dir", default=str(REPO_ROOT / "mutants"), help=argparse.SUPPRESS)
+    command.add_argument("--work-dir", default=str(BUILD_DIR / "mutants"), help=argparse.SUPPRESS)
+    command.add_argument("--matrix", default=str(MATRIX_FILE), help=argparse.SUPPRESS)
+    command.add_argument("--results-dir", default=str(RESULTS_DIR), help=argparse.SUPPRESS)
+
     db_help = "results database (default: $KTIMERS_RESULTS_DB, else build/results/results.sqlite)"
-    for name in ("kunit", "selftest", "bench"):
+    for name in ("kunit", "selftest", "bench", "mutants"):
         sub.choices[name].add_argument("--db", help=db_help)
-    for name in ("kunit", "bench"):
+    for name in ("kunit", "bench", "mutants"):
         sub.choices[name].add_argument("--kunit-build-dir", default=str(KUNIT_BUILD_DIR), help=argparse.SUPPRESS)
 
     command = add("record", cmd_record, "add finished runs (build/results/<arch>-<config>/) to the results database",

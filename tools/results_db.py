@@ -7,6 +7,8 @@
                 KCIDB status and the line of its KTAP result in the stored console log
     bench_results  one row per figure a benchmark boot printed (`make bench`): workload,
                 API, n, metric, value; figures, never pass or fail (not part of KCIDB)
+    mutant_results  one row per mutant of a `make mutants` run: its status (killed, survived,
+                ...) and what killed it (not part of KCIDB; docs/mutants.md)
 
 The database lives at build/results/results.sqlite unless $KTIMERS_RESULTS_DB or
 --db says otherwise; the logs of each run are copied next to it under store/<run>/
@@ -97,6 +99,22 @@ CREATE TABLE IF NOT EXISTS bench_results (
     note        TEXT,                        -- the skip reason; 'not measurable'
     log_line    INTEGER                      -- line of the ktimer_bench line in the stored console
 );
+CREATE TABLE IF NOT EXISTS mutant_results (
+    run_id      TEXT NOT NULL,               -- 'mutants:<arch>-<UTC start>': one `make mutants` run
+    run_time    TEXT NOT NULL,               -- the run's start, ISO 8601, UTC
+    tree_head   TEXT,                        -- head of branch ktimers in build/linux (unmutated)
+    series_hash TEXT,                        -- series hash (ktimers.py apply --hash)
+    arch        TEXT NOT NULL,
+    mutant      TEXT NOT NULL,               -- the catalogue file without .patch: 12-forward-off-by-one
+    description TEXT,                        -- its Mutant: header
+    status      TEXT NOT NULL,               -- killed survived equivalent stale stillborn error skipped
+    killed_by   TEXT,                        -- what noticed it, comma-separated: suite.case, crash, timeout,
+                                             -- log: <finding kind>, user: <program>
+    decided_by  TEXT,                        -- the configuration (or 'user') whose run decided the status
+    seconds     REAL,                        -- apply, build, boots and restore
+    detail      TEXT,                        -- git's message (stale), the compiler's (stillborn), the reason
+    PRIMARY KEY (run_id, mutant)
+);
 CREATE INDEX IF NOT EXISTS tests_by_build ON tests(build_id, path);
 CREATE INDEX IF NOT EXISTS bench_by_build ON bench_results(build_id, workload, api, n);
 CREATE INDEX IF NOT EXISTS builds_by_run ON builds(architecture, config_name, start_time);
@@ -109,6 +127,8 @@ BUILD_COLUMNS = ("id", "checkout_id", "origin", "architecture", "config_name", "
                  "log_url", "console_url", "environment", "comment", "misc")
 TEST_COLUMNS = ("id", "build_id", "origin", "path", "name", "status", "start_time", "duration", "log_url",
                 "log_line", "log_excerpt", "comment", "misc")
+MUTANT_COLUMNS = ("run_id", "run_time", "tree_head", "series_hash", "arch", "mutant", "description", "status",
+                  "killed_by", "decided_by", "seconds", "detail")
 BENCH_COLUMNS = ("build_id", "engine", "workload", "api", "n", "metric", "value", "note", "log_line")
 # Runs recorded for their figures, not for pass or fail: make report and make baseline leave them out.
 FIGURE_KINDS = ("bench",)
@@ -204,6 +224,22 @@ def write_run(path, checkout, build, tests, bench=()):
             raise _bad_database(path, error) from None
 
 
+def write_mutant_results(path, rows):
+    """Add the rows of one mutant run (mutant_report.db_rows); the same run again replaces its rows.
+
+    The table is created on the way (CREATE TABLE IF NOT EXISTS), so a database written before
+    mutant runs existed takes them too."""
+    with closing(connect(path, create=True)) as connection:
+        try:
+            with connection:
+                for run_id in dict.fromkeys(row["run_id"] for row in rows):
+                    connection.execute("DELETE FROM mutant_results WHERE run_id = ?", (run_id,))
+                for row in rows:
+                    _insert(connection, "mutant_results", MUTANT_COLUMNS, row)
+        except sqlite3.DatabaseError as error:
+            raise _bad_database(path, error) from None
+
+
 # ---- queries ------------------------------------------------------------------------
 
 def decoded(row):
@@ -266,6 +302,12 @@ def tests_of(connection, build_id):
 def bench_of(connection, build_id):
     """The figures one benchmark boot printed, in console order."""
     return query(connection, "SELECT * FROM bench_results WHERE build_id = ? ORDER BY rowid", (build_id,))
+
+
+def mutant_results(connection, run_id=None):
+    """The rows of mutant runs (of one run), oldest run first, each run in catalogue order."""
+    where, params = (" WHERE run_id = ?", (run_id,)) if run_id else ("", ())
+    return query(connection, f"SELECT * FROM mutant_results{where} ORDER BY run_time, run_id, rowid", params)
 
 
 def table(connection, name):
