@@ -6,12 +6,17 @@
 
 #include <kunit/test.h>
 #include <kunit/visibility.h>
+#include <linux/align.h>
 #include <linux/completion.h>
+#include <linux/kernel.h>
 #include <linux/ktimer.h>
+#include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
-#include <trace/events/ktimer.h>
+#include <linux/trace.h>
+#include <linux/trace_events.h>
 
 #include "ktimer_internal.h"
 
@@ -19,63 +24,232 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 #define WAIT_LIMIT	(30 * HZ)
 
+#ifdef CONFIG_EVENT_TRACING
+
+/*
+ * The trace events are checked in what they recorded: the entries that
+ * their TP_fast_assign() wrote for the trace buffer, not the tracepoint's
+ * arguments.  A trace export (TRACE_EXPORT_EVENT) is handed each event
+ * as it is committed to the top-level buffer, and the fields are found in
+ * it the way the event's format file describes them: by name, at the
+ * offsets that trace_event_raw_init() gives them.
+ */
+enum {
+	EV_INIT,
+	EV_START,
+	EV_ENTRY,
+	EV_EXIT,
+	EV_CANCEL,
+	EV_KINDS
+};
+
+static const char * const event_names[EV_KINDS] = {
+	[EV_INIT]	= "ktimer_init",
+	[EV_START]	= "ktimer_start",
+	[EV_ENTRY]	= "ktimer_expire_entry",
+	[EV_EXIT]	= "ktimer_expire_exit",
+	[EV_CANCEL]	= "ktimer_cancel",
+};
+
+/* Enough for every ktimer event's entry */
+#define RECORD_MAX	64
+
+struct record {
+	unsigned int	size;
+	int		seq;		/* place among the recorded events */
+	u8		data[RECORD_MAX];
+};
+
+struct recorded {
+	int		count;
+	struct record	first;
+	struct record	last;
+};
+
 struct observed {
 	struct ktimer		timer;
 	struct completion	done;
-	int			inits;
-	int			starts;
-	int			entries;
-	int			exits;
-	int			cancels;
-	int			mode;
-	ktime_t			traced_expires;
-	ktime_t			traced_now;
+	struct trace_export	export;
+	raw_spinlock_t		lock;
+	struct trace_event_file	*file[EV_KINDS];
+	int			id[EV_KINDS];
+	int			timer_offset[EV_KINDS];
+	bool			enabled[EV_KINDS];	/* by this test */
+	bool			exporting;
+	bool			tracing_was_off;
+	int			seq;
+	struct recorded		rec[EV_KINDS];
 };
 
-static void probe_init(void *data, struct ktimer *timer,
-		       struct ktimer_clock *clock)
+/*
+ * Offset and size of field @name in the entries of @call, laid out as
+ * trace_event_raw_init() lays them out: after the common fields, each
+ * aligned to its type.  -1 if the event has no such field.
+ */
+static int field_offset(struct trace_event_call *call, const char *name,
+			int *size)
 {
-	struct observed *o = data;
+	const struct trace_event_fields *field = call->class->fields_array;
+	unsigned int offset = sizeof(struct trace_entry);
 
-	if (timer == &o->timer)
-		o->inits++;
+	for (; field && field->type; field++) {
+		if (field->type == TRACE_FUNCTION_TYPE)
+			return -1;
+		offset = ALIGN(offset, field->align);
+		if (!strcmp(field->name, name)) {
+			*size = field->size;
+			return offset;
+		}
+		offset += field->size;
+	}
+	return -1;
 }
 
-static void probe_start(void *data, struct ktimer *timer, int mode)
+static void keep_record(struct record *rec, int seq, const void *entry,
+			unsigned int size)
 {
-	struct observed *o = data;
+	rec->seq = seq;
+	rec->size = min_t(unsigned int, size, RECORD_MAX);
+	memcpy(rec->data, entry, rec->size);
+}
 
+/* Called for every event committed to the top-level trace buffer */
+static void record_event(struct trace_export *export, const void *entry,
+			 unsigned int size)
+{
+	struct observed *o = container_of(export, struct observed, export);
+	const struct trace_entry *ent = entry;
+	struct recorded *rec;
+	unsigned long flags;
+	void *timer;
+	int ev;
+
+	for (ev = 0; ev < EV_KINDS; ev++) {
+		if (ent->type == o->id[ev])
+			break;
+	}
+	if (ev == EV_KINDS || o->timer_offset[ev] + sizeof(timer) > size)
+		return;
+	memcpy(&timer, (const u8 *)entry + o->timer_offset[ev], sizeof(timer));
 	if (timer != &o->timer)
 		return;
-	o->starts++;
-	o->mode = mode;
-	o->traced_expires = timer->expires;
+
+	raw_spin_lock_irqsave(&o->lock, flags);
+	rec = &o->rec[ev];
+	if (!rec->count++)
+		keep_record(&rec->first, o->seq + 1, entry, size);
+	keep_record(&rec->last, ++o->seq, entry, size);
+	raw_spin_unlock_irqrestore(&o->lock, flags);
 }
 
-static void probe_entry(void *data, struct ktimer *timer, ktime_t now)
+/* Undo observe_start(), whatever part of it was done */
+static void observe_stop(void *data)
 {
 	struct observed *o = data;
+	int ev;
 
-	if (timer != &o->timer)
-		return;
-	o->entries++;
-	o->traced_now = now;
+	for (ev = 0; ev < EV_KINDS; ev++) {
+		if (o->enabled[ev])
+			trace_set_clr_event("ktimer", event_names[ev], 0);
+	}
+	if (o->tracing_was_off)
+		tracing_off();
+	if (o->exporting) {
+		unregister_ftrace_export(&o->export);
+		/* ftrace_exports() walks the list with preemption off */
+		synchronize_rcu();
+	}
+	for (ev = 0; ev < EV_KINDS; ev++) {
+		if (!IS_ERR_OR_NULL(o->file[ev]))
+			trace_put_event_file(o->file[ev]);
+	}
 }
 
-static void probe_exit(void *data, struct ktimer *timer)
+/* Record what the ktimer events of @o->timer write to the trace buffer */
+static void observe_start(struct kunit *test, struct observed *o)
 {
-	struct observed *o = data;
+	int ev, size;
 
-	if (timer == &o->timer)
-		o->exits++;
+	raw_spin_lock_init(&o->lock);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, observe_stop, o),
+			0);
+	for (ev = 0; ev < EV_KINDS; ev++) {
+		struct trace_event_call *call;
+
+		o->file[ev] = trace_get_event_file(NULL, "ktimer",
+						   event_names[ev]);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL_MSG(test, o->file[ev], "no event %s",
+						 event_names[ev]);
+		call = o->file[ev]->event_call;
+		o->id[ev] = call->event.type;
+		o->timer_offset[ev] = field_offset(call, "timer", &size);
+		KUNIT_ASSERT_GE_MSG(test, o->timer_offset[ev], 0,
+				    "%s records no timer", event_names[ev]);
+		KUNIT_ASSERT_EQ(test, size, (int)sizeof(void *));
+	}
+
+	o->export.write = record_event;
+	o->export.flags = TRACE_EXPORT_EVENT;
+	KUNIT_ASSERT_EQ(test, register_ftrace_export(&o->export), 0);
+	o->exporting = true;
+	for (ev = 0; ev < EV_KINDS; ev++) {
+		if (o->file[ev]->flags & EVENT_FILE_FL_ENABLED)
+			continue;
+		KUNIT_ASSERT_EQ(test, trace_set_clr_event("ktimer",
+							  event_names[ev], 1),
+				0);
+		o->enabled[ev] = true;
+	}
+	/* a buffer that records nothing commits nothing */
+	if (!tracing_is_on()) {
+		o->tracing_was_off = true;
+		tracing_on();
+	}
 }
 
-static void probe_cancel(void *data, struct ktimer *timer)
+/* Field @name of a recorded event, which must be @size bytes */
+static bool recorded_field(struct kunit *test, struct observed *o, int ev,
+			   const struct record *rec, const char *name,
+			   void *val, int size)
 {
-	struct observed *o = data;
+	int field_size = 0;
+	int offset = field_offset(o->file[ev]->event_call, name, &field_size);
 
-	if (timer == &o->timer)
-		o->cancels++;
+	if (offset < 0 || field_size != size ||
+	    offset + size > (int)rec->size) {
+		KUNIT_FAIL(test, "%s: no %d-byte field %s in the %u recorded bytes",
+			   event_names[ev], size, name, rec->size);
+		return false;
+	}
+	memcpy(val, rec->data + offset, size);
+	return true;
+}
+
+static s64 recorded_s64(struct kunit *test, struct observed *o, int ev,
+			const struct record *rec, const char *name)
+{
+	s64 val = 0;
+
+	recorded_field(test, o, ev, rec, name, &val, sizeof(val));
+	return val;
+}
+
+static int recorded_int(struct kunit *test, struct observed *o, int ev,
+			const struct record *rec, const char *name)
+{
+	int val = 0;
+
+	recorded_field(test, o, ev, rec, name, &val, sizeof(val));
+	return val;
+}
+
+static void *recorded_ptr(struct kunit *test, struct observed *o, int ev,
+			  const struct record *rec, const char *name)
+{
+	void *val = NULL;
+
+	recorded_field(test, o, ev, rec, name, &val, sizeof(val));
+	return val;
 }
 
 static void observed_callback(void *data)
@@ -83,54 +257,97 @@ static void observed_callback(void *data)
 	complete(data);
 }
 
-static void unregister_probes(struct observed *o)
-{
-	unregister_trace_ktimer_init(probe_init, o);
-	unregister_trace_ktimer_start(probe_start, o);
-	unregister_trace_ktimer_expire_entry(probe_entry, o);
-	unregister_trace_ktimer_expire_exit(probe_exit, o);
-	unregister_trace_ktimer_cancel(probe_cancel, o);
-	tracepoint_synchronize_unregister();
-}
-
+/*
+ * Init, a start that expires, a start that is cancelled: each event
+ * recorded once or twice, in that order, with the fields the timer had.
+ */
 static void ktimer_trace_events_test(struct kunit *test)
 {
 	struct observed *o = kunit_kzalloc(test, sizeof(*o), GFP_KERNEL);
-	ktime_t rel = NSEC_PER_MSEC, far = 3600LL * NSEC_PER_SEC;
+	ktime_t rel = NSEC_PER_MSEC, far, first_expires, interval;
+	struct recorded *rec;
 	bool fired;
 
 	KUNIT_ASSERT_NOT_NULL(test, o);
-	if (!IS_ENABLED(CONFIG_TRACEPOINTS))
-		kunit_skip(test, "needs CONFIG_TRACEPOINTS");
 	init_completion(&o->done);
-	KUNIT_ASSERT_EQ(test, register_trace_ktimer_init(probe_init, o), 0);
-	KUNIT_ASSERT_EQ(test, register_trace_ktimer_start(probe_start, o), 0);
-	KUNIT_ASSERT_EQ(test, register_trace_ktimer_expire_entry(probe_entry, o), 0);
-	KUNIT_ASSERT_EQ(test, register_trace_ktimer_expire_exit(probe_exit, o), 0);
-	KUNIT_ASSERT_EQ(test, register_trace_ktimer_cancel(probe_cancel, o), 0);
+	observe_start(test, o);
 
 	init_ktimer_mono(&o->timer);
 	o->timer.function = observed_callback;
 	o->timer.data = &o->done;
 	KUNIT_EXPECT_EQ(test, start_ktimer(&o->timer, &rel, KTIMER_REL), 0);
+	first_expires = o->timer.expires;
 	fired = wait_for_completion_timeout(&o->done, WAIT_LIMIT);
 	/* the exit event follows the callback: wait for the run to end */
 	stop_ktimer(&o->timer);
-	KUNIT_EXPECT_EQ(test, start_ktimer(&o->timer, &far, KTIMER_REL), 0);
+	/* periodic and absolute this time, so that every field differs */
+	interval = 7LL * NSEC_PER_SEC;
+	o->timer.interval = interval;
+	far = ktime_get() + 3600LL * NSEC_PER_SEC;
+	KUNIT_EXPECT_EQ(test, start_ktimer(&o->timer, &far, KTIMER_ABS), 0);
 	KUNIT_EXPECT_EQ(test, stop_ktimer(&o->timer), 1);
-	unregister_probes(o);
 
 	KUNIT_ASSERT_TRUE(test, fired);
-	KUNIT_EXPECT_EQ(test, o->inits, 1);
-	KUNIT_EXPECT_EQ(test, o->starts, 2);
-	KUNIT_EXPECT_EQ(test, o->mode, KTIMER_REL);
-	KUNIT_EXPECT_EQ(test, o->entries, 1);
-	KUNIT_EXPECT_EQ(test, o->exits, 1);
-	KUNIT_EXPECT_EQ(test, o->cancels, 1);
-	/* the last start traced the expiry the timer still holds */
-	KUNIT_EXPECT_EQ(test, o->traced_expires, o->timer.expires);
-	KUNIT_EXPECT_GT(test, o->traced_now, 0);
+	KUNIT_EXPECT_EQ(test, o->rec[EV_INIT].count, 1);
+	KUNIT_EXPECT_EQ(test, o->rec[EV_START].count, 2);
+	KUNIT_EXPECT_EQ(test, o->rec[EV_ENTRY].count, 1);
+	KUNIT_EXPECT_EQ(test, o->rec[EV_EXIT].count, 1);
+	KUNIT_EXPECT_EQ(test, o->rec[EV_CANCEL].count, 1);
+
+	/* in the order they happened */
+	KUNIT_EXPECT_LT(test, o->rec[EV_INIT].last.seq,
+			o->rec[EV_START].first.seq);
+	KUNIT_EXPECT_LT(test, o->rec[EV_START].first.seq,
+			o->rec[EV_ENTRY].last.seq);
+	KUNIT_EXPECT_LT(test, o->rec[EV_ENTRY].last.seq,
+			o->rec[EV_EXIT].last.seq);
+	KUNIT_EXPECT_LT(test, o->rec[EV_EXIT].last.seq,
+			o->rec[EV_START].last.seq);
+	KUNIT_EXPECT_LT(test, o->rec[EV_START].last.seq,
+			o->rec[EV_CANCEL].last.seq);
+
+	rec = &o->rec[EV_INIT];
+	KUNIT_EXPECT_EQ(test, recorded_int(test, o, EV_INIT, &rec->last,
+					   "clockid"), CLOCK_MONOTONIC);
+
+	rec = &o->rec[EV_START];
+	KUNIT_EXPECT_PTR_EQ(test, recorded_ptr(test, o, EV_START, &rec->first,
+					       "function"),
+			    (void *)observed_callback);
+	KUNIT_EXPECT_EQ(test, recorded_s64(test, o, EV_START, &rec->first,
+					   "expires"), first_expires);
+	KUNIT_EXPECT_EQ(test, recorded_s64(test, o, EV_START, &rec->first,
+					   "interval"), 0);
+	KUNIT_EXPECT_EQ(test, recorded_int(test, o, EV_START, &rec->first,
+					   "mode"), KTIMER_REL);
+	KUNIT_EXPECT_EQ(test, recorded_s64(test, o, EV_START, &rec->last,
+					   "expires"), far);
+	KUNIT_EXPECT_EQ(test, recorded_s64(test, o, EV_START, &rec->last,
+					   "interval"), interval);
+	KUNIT_EXPECT_EQ(test, recorded_int(test, o, EV_START, &rec->last,
+					   "mode"), KTIMER_ABS);
+
+	/* the expiry it ran for, and the time the run read (->expired) */
+	rec = &o->rec[EV_ENTRY];
+	KUNIT_EXPECT_PTR_EQ(test, recorded_ptr(test, o, EV_ENTRY, &rec->last,
+					       "function"),
+			    (void *)observed_callback);
+	KUNIT_EXPECT_EQ(test, recorded_s64(test, o, EV_ENTRY, &rec->last,
+					   "expires"), first_expires);
+	KUNIT_EXPECT_EQ(test, recorded_s64(test, o, EV_ENTRY, &rec->last,
+					   "now"), o->timer.expired);
+	KUNIT_EXPECT_GE(test, recorded_s64(test, o, EV_ENTRY, &rec->last,
+					   "now"), first_expires);
 }
+
+#else /* !CONFIG_EVENT_TRACING */
+
+static void ktimer_trace_events_test(struct kunit *test)
+{
+	kunit_skip(test, "needs CONFIG_EVENT_TRACING");
+}
+
+#endif /* CONFIG_EVENT_TRACING */
 
 static void debugfs_marker(void *data)
 {

@@ -4,23 +4,32 @@
  * bases: expiry through the softirq, NO_HZ idle wake-up, sleeping, and
  * callbacks running on one CPU while another CPU acts on their timer.
  *
- * These run under software emulation, so they check only lower bounds and
- * order; every wait has a generous upper bound (WAIT_LIMIT) that turns a
- * lost expiry into a failure instead of a hang.  Timing decides nothing.
+ * These run under software emulation, where a vCPU can stall for tens of
+ * milliseconds or more, so they check only lower bounds and order, with
+ * margins of seconds; the waits of a case share one deadline (WAIT_LIMIT)
+ * that turns a lost expiry into a failure instead of a hang, well within
+ * KUnit's 300 s per case.  Timing decides nothing.  A callback that holds
+ * its CPU for another CPU to act on it spins at most CALLBACK_SPIN_NS, far
+ * below the RCU stall timeout (21 s).
  */
 
 #include <kunit/test.h>
 #include <kunit/visibility.h>
+#include <linux/bottom_half.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/hrtimer.h>
+#include <linux/init.h>
 #include <linux/jiffies.h>
+#include <linux/kstrtox.h>
 #include <linux/kthread.h>
 #include <linux/ktimer.h>
 #include <linux/mman.h>
 #include <linux/sched.h>
 #include <linux/restart_block.h>
 #include <linux/sched/signal.h>
+#include <linux/string.h>
+#include <linux/tick.h>
 #include <linux/time.h>
 #include <linux/timekeeping.h>
 
@@ -29,8 +38,13 @@
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 #define MS		NSEC_PER_MSEC
+#define SEC		((s64)NSEC_PER_SEC)
+/* All the waits of one case together, in jiffies */
 #define WAIT_LIMIT	(30 * HZ)
+/* The test's own polling loops, in process context */
 #define SPIN_LIMIT_NS	(30LL * NSEC_PER_SEC)
+/* A callback spinning in the softirq gives up after this */
+#define CALLBACK_SPIN_NS	(5LL * NSEC_PER_SEC)
 
 struct real_timer {
 	struct ktimer		timer;
@@ -44,7 +58,30 @@ struct real_timer {
 	int			*order;		/* shared fire sequence */
 	int			*norder;
 	int			id;
+	/* where and in what the callback ran */
+	int			cpu;
+	bool			in_idle;	/* interrupted the idle task */
+	bool			tick_stopped;
+	char			comm[TASK_COMM_LEN];
 };
+
+/*
+ * tick_nohz_tick_stopped() is not exported, so only a built-in test can
+ * ask; without NO_HZ the tick never stops.
+ */
+static bool tick_stopped_here(void)
+{
+	return IS_ENABLED(CONFIG_NO_HZ_COMMON) &&
+	       IS_BUILTIN(CONFIG_KTIMER_KUNIT_TEST) && tick_nohz_tick_stopped();
+}
+
+static bool can_see_tick(unsigned int cpu)
+{
+	/* -1: NO_HZ is not active (nohz=off, or no one-shot clock event) */
+	return IS_ENABLED(CONFIG_NO_HZ_COMMON) &&
+	       IS_BUILTIN(CONFIG_KTIMER_KUNIT_TEST) &&
+	       get_cpu_idle_time_us(cpu, NULL) != (u64)-1;
+}
 
 static void real_callback(void *data)
 {
@@ -52,6 +89,10 @@ static void real_callback(void *data)
 
 	rt->seen_now = rt->now();
 	rt->seen_expires = rt->timer.expires;
+	rt->cpu = raw_smp_processor_id();
+	rt->in_idle = is_idle_task(current);
+	rt->tick_stopped = tick_stopped_here();
+	strscpy(rt->comm, current->comm, sizeof(rt->comm));
 	rt->fired++;
 	if (rt->order)
 		rt->order[(*rt->norder)++] = rt->id;
@@ -103,6 +144,19 @@ static struct ktimer_clock *param_clock(struct kunit *test)
 	return (struct ktimer_clock *)test->param_value;
 }
 
+/*
+ * Wait for @done until @deadline (jiffies), which all the waits of a case
+ * share: a case that loses every timer still ends within WAIT_LIMIT.
+ */
+static bool wait_by(struct completion *done, unsigned long deadline)
+{
+	long left = (long)(deadline - jiffies);
+
+	if (left <= 0)
+		return try_wait_for_completion(done);
+	return wait_for_completion_timeout(done, left);
+}
+
 static int pin_case_init(struct kunit *test)
 {
 	return set_cpus_allowed_ptr(current, cpumask_of(raw_smp_processor_id()));
@@ -146,49 +200,132 @@ static void ktimer_fires_after_expiry_test(struct kunit *test)
 	check_fires_after_expiry(test, param_clock(test), 2 * MS);
 }
 
-/* The test sleeps, its CPU goes idle and stops the tick: still woken */
+#define IDLE_SLEEP	(2 * SEC)
+#define IDLE_ATTEMPTS	3
+
+/*
+ * A timer due on a CPU that has nothing to run: the CPU goes idle and (with
+ * NO_HZ) stops its tick, and the timer's own wake-up event must wake it.
+ * The timer is queued on another CPU than the test's, whose wake-up event
+ * is checked there; the callback then proves the premise: it ran on that
+ * CPU, in the interrupt that ended the idle task's sleep, with the tick
+ * stopped where a built-in test can see it.  With one CPU the test's own
+ * CPU goes idle while the test sleeps.  A kworker running on the CPU just
+ * then spoils an attempt, not the case: it has IDLE_ATTEMPTS.
+ */
 static void ktimer_idle_cpu_wakes_test(struct kunit *test)
 {
-	check_fires_after_expiry(test, param_clock(test), 200 * MS);
+	struct ktimer_clock *clock = param_clock(test);
+	unsigned int home = raw_smp_processor_id(), target;
+	unsigned long deadline = jiffies + WAIT_LIMIT;
+	bool see_tick, proved = false;
+	int attempt;
+
+	target = cpumask_any_but(cpu_online_mask, home);
+	if (target >= nr_cpu_ids)
+		target = home;
+	see_tick = can_see_tick(target);
+
+	for (attempt = 1; attempt <= IDLE_ATTEMPTS && !proved; attempt++) {
+		struct real_timer *rt = kunit_kzalloc(test, sizeof(*rt),
+						      GFP_KERNEL);
+		ktime_t rel = IDLE_SLEEP, soft = 0, hard = 0;
+		clockid_t clockid = -1;
+		bool armed;
+
+		KUNIT_ASSERT_NOT_NULL(test, rt);
+		real_timer_init(test, rt, clock);
+		KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current,
+							   cpumask_of(target)), 0);
+		KUNIT_ASSERT_EQ(test, start_ktimer(&rt->timer, &rel, KTIMER_REL), 0);
+		armed = ktimer_test_event(clock, &clockid, &soft, &hard);
+		/* leave the target CPU with nothing to run */
+		KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current,
+							   cpumask_of(home)), 0);
+		KUNIT_EXPECT_TRUE(test, armed);
+		KUNIT_EXPECT_LE(test, soft, rt->timer.expires);
+
+		if (!wait_by(&rt->done, deadline)) {
+			KUNIT_FAIL(test, "timer did not fire within %d s",
+				   WAIT_LIMIT / HZ);
+			return;
+		}
+		KUNIT_EXPECT_EQ(test, rt->cpu, (int)target);
+		KUNIT_EXPECT_GE(test, rt->seen_now, rt->timer.expires);
+		proved = rt->cpu == (int)target && rt->in_idle &&
+			 (rt->tick_stopped || !see_tick);
+		if (!proved)
+			kunit_info(test, "attempt %d: callback on CPU %d in %s, tick %s",
+				   attempt, rt->cpu, rt->comm,
+				   rt->tick_stopped ? "stopped" : "running");
+	}
+	KUNIT_EXPECT_TRUE_MSG(test, proved,
+			      "CPU %u was never idle%s when a timer fell due",
+			      target, see_tick ? " with its tick stopped" : "");
 }
 
+struct fire_order {
+	int	order[8];
+	int	norder;
+};
+
+/*
+ * Five timers started out of order fire in expiry order.  No expiry run
+ * may come between the starts: bottom halves are off until every timer is
+ * queued, so a slow start sequence cannot let an early timer fire before
+ * a later-started, earlier one is queued.
+ */
 static void ktimer_real_order_test(struct kunit *test)
 {
 	static const int offsets_ms[] = { 3, 1, 2, 5, 4 };
+	struct fire_order *fo = kunit_kzalloc(test, sizeof(*fo), GFP_KERNEL);
+	int ret[ARRAY_SIZE(offsets_ms)], i;
+	unsigned long deadline;
 	struct real_timer *rt;
-	int order[ARRAY_SIZE(offsets_ms)], norder = 0, i;
 	ktime_t start;
 
+	BUILD_BUG_ON(ARRAY_SIZE(offsets_ms) > ARRAY_SIZE(fo->order));
 	rt = kunit_kcalloc(test, ARRAY_SIZE(offsets_ms), sizeof(*rt),
 			   GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fo);
 	KUNIT_ASSERT_NOT_NULL(test, rt);
+	for (i = 0; i < ARRAY_SIZE(offsets_ms); i++) {
+		real_timer_init(test, &rt[i], param_clock(test));
+		rt[i].id = offsets_ms[i];
+		rt[i].order = fo->order;
+		rt[i].norder = &fo->norder;
+	}
+
+	local_bh_disable();
 	start = param_clock(test)->get_time();
 	for (i = 0; i < ARRAY_SIZE(offsets_ms); i++) {
 		/* one absolute base for all, so only the offsets decide */
 		ktime_t t = start + offsets_ms[i] * MS;
 
-		real_timer_init(test, &rt[i], param_clock(test));
-		rt[i].id = offsets_ms[i];
-		rt[i].order = order;
-		rt[i].norder = &norder;
-		KUNIT_ASSERT_EQ(test, start_ktimer(&rt[i].timer, &t,
-						   KTIMER_ABS | KTIMER_NOCHECK), 0);
+		ret[i] = start_ktimer(&rt[i].timer, &t,
+				      KTIMER_ABS | KTIMER_NOCHECK);
 	}
+	local_bh_enable();
+	for (i = 0; i < ARRAY_SIZE(offsets_ms); i++)
+		KUNIT_ASSERT_EQ(test, ret[i], 0);
+
+	deadline = jiffies + WAIT_LIMIT;
 	for (i = 0; i < ARRAY_SIZE(offsets_ms); i++) {
-		if (!wait_for_completion_timeout(&rt[i].done, WAIT_LIMIT))
+		if (!wait_by(&rt[i].done, deadline))
 			KUNIT_FAIL(test, "timer %d did not fire", rt[i].id);
 	}
 	for (i = 0; i < ARRAY_SIZE(offsets_ms); i++)
 		stop_ktimer(&rt[i].timer);
-	KUNIT_ASSERT_EQ(test, norder, ARRAY_SIZE(offsets_ms));
-	for (i = 1; i < norder; i++)
-		KUNIT_EXPECT_LT(test, order[i - 1], order[i]);
+	KUNIT_ASSERT_EQ(test, fo->norder, ARRAY_SIZE(offsets_ms));
+	for (i = 1; i < fo->norder; i++)
+		KUNIT_EXPECT_LT(test, fo->order[i - 1], fo->order[i]);
 }
 
 /* Many timers with random expiries: each fires once, never early */
 static void ktimer_many_real_timers_test(struct kunit *test)
 {
 	const int n = 64;
+	unsigned long deadline;
 	struct real_timer *rt;
 	int i, late = 0;
 	u32 seed = 4242;
@@ -204,8 +341,9 @@ static void ktimer_many_real_timers_test(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, start_ktimer(&rt[i].timer, &rel,
 						   KTIMER_REL), 0);
 	}
+	deadline = jiffies + WAIT_LIMIT;
 	for (i = 0; i < n; i++) {
-		if (!wait_for_completion_timeout(&rt[i].done, WAIT_LIMIT))
+		if (!wait_by(&rt[i].done, deadline))
 			late++;
 	}
 	for (i = 0; i < n; i++)
@@ -232,7 +370,15 @@ static void ktimer_real_periodic_stop_test(struct kunit *test)
 	ktimer_delay(test, 5 * MS);
 	while (READ_ONCE(rt->fired) < 5 && ktime_get() - start < SPIN_LIMIT_NS)
 		ktimer_delay(test, MS);
-	KUNIT_EXPECT_GE(test, stop_ktimer(&rt->timer), 0);
+	/*
+	 * The callback runs on this CPU (the case is pinned), in the softirq,
+	 * and the timer is re-armed before the softirq returns: to this task
+	 * the periodic timer is always pending.  Stopping it finds it so,
+	 * and a second stop finds nothing.
+	 */
+	KUNIT_EXPECT_TRUE(test, ktimer_active(&rt->timer));
+	KUNIT_EXPECT_EQ(test, stop_ktimer(&rt->timer), 1);
+	KUNIT_EXPECT_EQ(test, stop_ktimer(&rt->timer), 0);
 	fired = READ_ONCE(rt->fired);
 	KUNIT_EXPECT_GE(test, fired, 5);
 	/* ->overrun counts every period added, missed ones included */
@@ -314,29 +460,92 @@ static void ktimer_wakeup_event_test(struct kunit *test)
 			(ktime_t)(ktimer_clock_resolution(clock) / 2));
 }
 
-/* The resolution and the timespec rounding follow the boot-time engine */
+/*
+ * The engine the command line asks for: the last ktimer.highres= before
+ * "--" (a bare ktimer.highres means 1), high resolution without one.  This
+ * is what the test expects, not what ktimer_highres_enabled() answers.
+ * saved_command_line is not exported: a modular test has to trust the
+ * core's answer.
+ */
+static bool cmdline_wants_highres(void)
+{
+	static const char key[] = "ktimer.highres";
+	bool want = true, val;
+	const char *p;
+
+	if (!IS_BUILTIN(CONFIG_KTIMER_KUNIT_TEST))
+		return ktimer_highres_enabled();
+	for (p = saved_command_line; *p; p += strcspn(p, " \t\n")) {
+		char arg[32];
+		size_t len;
+
+		p += strspn(p, " \t\n");
+		len = strcspn(p, " \t\n");
+		if (len == 2 && !strncmp(p, "--", 2))
+			break;
+		if (len >= sizeof(arg))
+			continue;
+		strscpy(arg, p, len + 1);
+		if (!strcmp(arg, key))
+			want = true;
+		else if (!strncmp(arg, key, strlen(key)) &&
+			 arg[strlen(key)] == '=' &&
+			 !kstrtobool(arg + strlen(key) + 1, &val))
+			want = val;
+	}
+	return want;
+}
+
+/* Do hrtimers run in high-resolution mode?  Asked of a live hrtimer base */
+static bool hrtimers_hres_active(void)
+{
+	struct hrtimer probe;
+	bool active;
+
+	hrtimer_init_on_stack(&probe, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	active = hrtimer_is_hres_active(&probe);
+	destroy_hrtimer_on_stack(&probe);
+	return active;
+}
+
+/*
+ * The resolution and the timespec rounding follow the boot-time engine
+ * (design.md): the high-resolution engine reports 1 ns once hrtimers run in
+ * high-resolution mode (one jiffy before that, and without
+ * CONFIG_HIGH_RES_TIMERS); the low-resolution engine reports one jiffy.
+ * The expected values are the literal 1 and TICK_NSEC, and which applies
+ * comes from the command line and the hrtimer base, not from the core.
+ */
 static void ktimer_engine_resolution_test(struct kunit *test)
 {
 	struct ktimer_clock *clock = param_clock(test);
-	u32 want = ktimer_highres_enabled() ? hrtimer_resolution : TICK_NSEC;
+	bool highres = cmdline_wants_highres();
+	bool hres = hrtimers_hres_active();
 	struct timespec64 one = { 0, 1 }, res;
 	struct ktimer timer;
+	u32 engine, want;
 
-	kunit_info(test, "%s-resolution engine, %u ns",
-		   ktimer_highres_enabled() ? "high" : "low", want);
+	engine = highres && hres ? 1 : TICK_NSEC;
+	/* a clock may set a resolution of its own */
+	want = clock->resolution ?: engine;
+	kunit_info(test, "%s-resolution engine, hrtimers %s, %u ns",
+		   highres ? "high" : "low", hres ? "high-res" : "low-res",
+		   ktimer_clock_resolution(clock));
+
+	KUNIT_EXPECT_EQ(test, ktimer_highres_enabled(), highres);
+	/* every configuration here can and does switch hrtimers to high-res */
+	if (IS_ENABLED(CONFIG_HIGH_RES_TIMERS))
+		KUNIT_EXPECT_TRUE_MSG(test, hres,
+				      "CONFIG_HIGH_RES_TIMERS, but hrtimers run at low resolution");
 	KUNIT_EXPECT_EQ(test, ktimer_clock_resolution(clock), want);
 	ktimer_init_on_stack(&timer, clock);
 	KUNIT_EXPECT_EQ(test, ktimer_convert_timespec(&timer, &one), want);
 	destroy_ktimer_on_stack(&timer);
+	/* the built-in monotonic and realtime clocks follow the engine */
 	KUNIT_EXPECT_EQ(test, get_ktimer_mono_res(CLOCK_MONOTONIC, &res), 0);
-	KUNIT_EXPECT_EQ(test, timespec64_to_ns(&res), want);
+	KUNIT_EXPECT_EQ(test, timespec64_to_ns(&res), engine);
 	KUNIT_EXPECT_EQ(test, get_ktimer_real_res(CLOCK_REALTIME, &res), 0);
-	KUNIT_EXPECT_EQ(test, timespec64_to_ns(&res), want);
-	/* a high-resolution system reports nanoseconds, a low one jiffies */
-	if (!ktimer_highres_enabled())
-		KUNIT_EXPECT_EQ(test, want, TICK_NSEC);
-	else if (IS_ENABLED(CONFIG_HIGH_RES_TIMERS) && hrtimer_resolution == 1)
-		KUNIT_EXPECT_EQ(test, want, 1);
+	KUNIT_EXPECT_EQ(test, timespec64_to_ns(&res), engine);
 }
 
 static void ktimer_schedule_abs_real_test(struct kunit *test)
@@ -426,20 +635,34 @@ static void ktimer_schedule_signal_test(struct kunit *test)
 	KUNIT_EXPECT_LE(test, s->rem, s->requested);
 }
 
-/* Two CPUs: a callback spinning on one while the other acts on it */
+/*
+ * Two CPUs: a callback spinning on one while the other acts on it.  The
+ * callback spins until the test releases it, or gives up after
+ * CALLBACK_SPIN_NS; an attempt in which it gave up proves nothing (the
+ * test's vCPU stalled, or the call under test waited for the callback),
+ * so a case makes up to RUNNING_ATTEMPTS and fails if every one gave up.
+ */
+#define RUNNING_ATTEMPTS	3
+/* try_stop: how long after stop_ktimer() began the callback is released */
+#define RELEASE_DELAY_NS	(200 * MS)
+
 struct running_ctx {
 	struct ktimer	timer;
+	struct hrtimer	releaser;
 	bool		ready;		/* the test waits on the other CPU */
 	bool		in_callback;
 	bool		release;
+	bool		gave_up;	/* the spin ended at CALLBACK_SPIN_NS */
 	bool		finished;
 	int		calls;
+	int		cpu[2];		/* where the first two calls ran */
 };
 
 static void spinning_callback(void *data)
 {
 	struct running_ctx *rc = data;
-	ktime_t limit = ktime_get() + SPIN_LIMIT_NS;
+	int calls = rc->calls + 1;
+	ktime_t limit;
 
 	/*
 	 * Spinning while the test is still being migrated away would block
@@ -451,10 +674,18 @@ static void spinning_callback(void *data)
 		start_ktimer(&rc->timer, &again, KTIMER_REL);
 		return;
 	}
-	WRITE_ONCE(rc->calls, rc->calls + 1);
+	if (calls <= ARRAY_SIZE(rc->cpu))
+		rc->cpu[calls - 1] = raw_smp_processor_id();
+	WRITE_ONCE(rc->calls, calls);
 	WRITE_ONCE(rc->in_callback, true);
-	while (!READ_ONCE(rc->release) && ktime_get() < limit)
+	limit = ktime_get() + CALLBACK_SPIN_NS;
+	while (!READ_ONCE(rc->release)) {
+		if (ktime_get() > limit) {
+			WRITE_ONCE(rc->gave_up, true);
+			break;
+		}
 		cpu_relax();
+	}
 	WRITE_ONCE(rc->in_callback, false);
 	/* pairs with the acquire in ktimer_try_stop_running_test() */
 	smp_store_release(&rc->finished, true);
@@ -468,19 +699,30 @@ static void release_action(void *data)
 	WRITE_ONCE(rc->ready, true);
 }
 
-/* Start the timer on this CPU, move to another, wait for the callback */
-static struct running_ctx *start_spinning_timer(struct kunit *test)
+/* The test's CPU and another one, or a skip */
+static void two_cpus(struct kunit *test, unsigned int *here,
+		     unsigned int *other)
+{
+	*here = raw_smp_processor_id();
+	*other = cpumask_any_but(cpu_online_mask, *here);
+	if (*other >= nr_cpu_ids)
+		kunit_skip(test, "needs two online CPUs");
+}
+
+/*
+ * Start the timer on @cb_cpu, move to @test_cpu, and wait until the
+ * callback spins on @cb_cpu.
+ */
+static struct running_ctx *start_spinning_timer(struct kunit *test,
+						unsigned int cb_cpu,
+						unsigned int test_cpu)
 {
 	struct running_ctx *rc = kunit_kzalloc(test, sizeof(*rc), GFP_KERNEL);
-	unsigned int here = raw_smp_processor_id(), other;
 	ktime_t rel = MS, limit;
 
-	if (num_online_cpus() < 2)
-		kunit_skip(test, "needs two online CPUs");
 	KUNIT_ASSERT_NOT_NULL(test, rc);
-	other = cpumask_any_but(cpu_online_mask, here);
-	KUNIT_ASSERT_LT(test, other, nr_cpu_ids);
-
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(cb_cpu)),
+			0);
 	init_ktimer_mono(&rc->timer);
 	/* on failure, release the callback before stopping its timer */
 	stop_at_exit(test, &rc->timer);
@@ -489,8 +731,8 @@ static struct running_ctx *start_spinning_timer(struct kunit *test)
 	rc->timer.function = spinning_callback;
 	rc->timer.data = rc;
 	KUNIT_ASSERT_EQ(test, start_ktimer(&rc->timer, &rel, KTIMER_REL), 0);
-	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(other)),
-			0);
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current,
+						   cpumask_of(test_cpu)), 0);
 	WRITE_ONCE(rc->ready, true);
 
 	limit = ktime_get() + SPIN_LIMIT_NS;
@@ -504,36 +746,100 @@ static struct running_ctx *start_spinning_timer(struct kunit *test)
 	return rc;
 }
 
-static void ktimer_try_stop_running_test(struct kunit *test)
+static enum hrtimer_restart release_fn(struct hrtimer *releaser)
 {
-	struct running_ctx *rc = start_spinning_timer(test);
+	struct running_ctx *rc = container_of(releaser, struct running_ctx,
+					      releaser);
 
-	KUNIT_EXPECT_EQ(test, try_to_stop_ktimer(&rc->timer), -1);
-	KUNIT_EXPECT_TRUE(test, READ_ONCE(rc->in_callback));
 	WRITE_ONCE(rc->release, true);
-	/* stop_ktimer() returns only once the callback has finished */
-	KUNIT_EXPECT_EQ(test, stop_ktimer(&rc->timer), 0);
-	/* pairs with the release at the end of spinning_callback() */
-	KUNIT_EXPECT_TRUE(test, smp_load_acquire(&rc->finished));
-	KUNIT_EXPECT_EQ(test, rc->calls, 1);
+	return HRTIMER_NORESTART;
 }
 
-/* Restarting a timer whose callback runs elsewhere neither waits nor loses it */
+/*
+ * try_to_stop_ktimer() of a timer whose callback runs on another CPU fails
+ * with -1; stop_ktimer() waits for it.  The callback is released only
+ * while stop_ktimer() waits, by an hrtimer on the test's CPU: a
+ * stop_ktimer() that did not wait would return before the callback ends.
+ */
+static void ktimer_try_stop_running_test(struct kunit *test)
+{
+	int attempt, try_ret = 0, stop_ret = -EINVAL;
+	struct running_ctx *rc = NULL;
+	unsigned int here, other;
+	bool finished = false;
+
+	two_cpus(test, &here, &other);
+	for (attempt = 1; attempt <= RUNNING_ATTEMPTS; attempt++) {
+		rc = start_spinning_timer(test, here, other);
+		try_ret = try_to_stop_ktimer(&rc->timer);
+		hrtimer_init(&rc->releaser, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+		rc->releaser.function = release_fn;
+		hrtimer_start(&rc->releaser, RELEASE_DELAY_NS, HRTIMER_MODE_REL);
+		stop_ret = stop_ktimer(&rc->timer);
+		/* pairs with the release at the end of spinning_callback() */
+		finished = smp_load_acquire(&rc->finished);
+		hrtimer_cancel(&rc->releaser);
+		if (!READ_ONCE(rc->gave_up))
+			break;
+		kunit_info(test, "attempt %d: the callback gave up spinning",
+			   attempt);
+	}
+	KUNIT_ASSERT_FALSE_MSG(test, READ_ONCE(rc->gave_up),
+			       "the callback was not released within %lld s in all %d attempts",
+			       CALLBACK_SPIN_NS / SEC, RUNNING_ATTEMPTS);
+	KUNIT_EXPECT_EQ(test, try_ret, -1);
+	KUNIT_EXPECT_EQ(test, stop_ret, 0);
+	/* stop_ktimer() returned only once the callback had finished */
+	KUNIT_EXPECT_TRUE(test, finished);
+	KUNIT_EXPECT_EQ(test, rc->calls, 1);
+	KUNIT_EXPECT_EQ(test, rc->cpu[0], (int)here);
+}
+
+/*
+ * Restarting a timer whose callback runs on another CPU neither waits nor
+ * loses it (bad-input.md): modify_ktimer() returns while the callback still
+ * spins, which the test releases only afterwards, and the timer stays on
+ * the CPU of the running callback, one expiry per arming.
+ */
 static void ktimer_modify_running_test(struct kunit *test)
 {
-	struct running_ctx *rc = start_spinning_timer(test);
+	int attempt, mod_ret = -EINVAL, start_ret = 0, stop_ret = -EINVAL;
+	bool running = false, active = false;
+	struct running_ctx *rc = NULL;
+	unsigned int here, other;
 	ktime_t rel = MS, limit;
 
-	KUNIT_EXPECT_EQ(test, modify_ktimer(&rc->timer, &rel, KTIMER_REL), 0);
-	KUNIT_EXPECT_TRUE(test, ktimer_active(&rc->timer));
-	KUNIT_EXPECT_EQ(test, start_ktimer(&rc->timer, &rel, KTIMER_REL),
-			-EBUSY);
-	WRITE_ONCE(rc->release, true);
-	limit = ktime_get() + SPIN_LIMIT_NS;
-	while (READ_ONCE(rc->calls) < 2 && ktime_get() < limit)
-		ktimer_delay(test, MS);
-	KUNIT_EXPECT_EQ(test, stop_ktimer(&rc->timer), 0);
+	two_cpus(test, &here, &other);
+	for (attempt = 1; attempt <= RUNNING_ATTEMPTS; attempt++) {
+		rc = start_spinning_timer(test, here, other);
+		mod_ret = modify_ktimer(&rc->timer, &rel, KTIMER_REL);
+		running = READ_ONCE(rc->in_callback);
+		active = ktimer_active(&rc->timer);
+		start_ret = start_ktimer(&rc->timer, &rel, KTIMER_REL);
+		WRITE_ONCE(rc->release, true);
+
+		limit = ktime_get() + SPIN_LIMIT_NS;
+		while (READ_ONCE(rc->calls) < 2 && ktime_get() < limit)
+			ktimer_delay(test, MS);
+		stop_ret = stop_ktimer(&rc->timer);
+		if (!READ_ONCE(rc->gave_up))
+			break;
+		kunit_info(test, "attempt %d: the callback gave up spinning",
+			   attempt);
+	}
+	KUNIT_ASSERT_FALSE_MSG(test, READ_ONCE(rc->gave_up),
+			       "the callback spun %lld s in all %d attempts: modify_ktimer() waited for it (or this vCPU stalled)",
+			       CALLBACK_SPIN_NS / SEC, RUNNING_ATTEMPTS);
+	KUNIT_EXPECT_EQ(test, mod_ret, 0);
+	KUNIT_EXPECT_TRUE(test, running);
+	KUNIT_EXPECT_TRUE(test, active);
+	KUNIT_EXPECT_EQ(test, start_ret, -EBUSY);
+	KUNIT_EXPECT_EQ(test, stop_ret, 0);
 	KUNIT_EXPECT_EQ(test, rc->calls, 2);
+	/* ran on the other CPU, and the restart stayed there */
+	KUNIT_EXPECT_EQ(test, rc->cpu[0], (int)here);
+	KUNIT_EXPECT_NE(test, rc->cpu[0], (int)other);
+	KUNIT_EXPECT_EQ(test, rc->cpu[1], (int)here);
 }
 
 /* ---- setting the realtime clock ---- */
@@ -584,10 +890,15 @@ static void ktimer_clock_set_forward_test(struct kunit *test)
 
 	step_realtime(test, 90LL * 60 * NSEC_PER_SEC);
 	fired = wait_for_completion_timeout(&rt[0].done, WAIT_LIMIT);
+	/* half an hour left, less the time the case took: minutes of margin */
 	KUNIT_EXPECT_TRUE(test, ktimer_active(&rt[1].timer));
 	KUNIT_EXPECT_LE(test, get_remtime_ktimer(&rt[1].timer, 0),
 			30LL * 60 * NSEC_PER_SEC);
+	KUNIT_EXPECT_GT(test, get_remtime_ktimer(&rt[1].timer, 0),
+			20LL * 60 * NSEC_PER_SEC);
+	/* the monotonic timer did not move: an hour, less the same */
 	KUNIT_EXPECT_TRUE(test, ktimer_active(&rt[2].timer));
+	KUNIT_EXPECT_LE(test, get_remtime_ktimer(&rt[2].timer, 0), hour);
 	KUNIT_EXPECT_GT(test, get_remtime_ktimer(&rt[2].timer, 0),
 			50LL * 60 * NSEC_PER_SEC);
 	/* undo the step, keeping the time that really passed */
@@ -600,23 +911,38 @@ static void ktimer_clock_set_forward_test(struct kunit *test)
 	KUNIT_EXPECT_GE(test, rt[0].seen_now, t);
 }
 
-/* A backward step delays absolute realtime timers; stepping back fires */
+#define STEP_MARGIN	(10 * SEC)
+
+/*
+ * A backward step delays an absolute realtime timer by the step; a step
+ * forward past its expiry fires it.  The expiry is STEP_MARGIN ahead when
+ * the clock is stepped back, so a stalled vCPU does not let it fire first,
+ * and the forward step goes STEP_MARGIN past it so that the case need not
+ * wait for it.
+ */
 static void ktimer_clock_set_backward_test(struct kunit *test)
 {
 	struct real_timer *rt = kunit_kzalloc(test, sizeof(*rt), GFP_KERNEL);
-	ktime_t hour = 3600LL * NSEC_PER_SEC, t;
+	ktime_t hour = 3600LL * NSEC_PER_SEC, t, rem;
+	bool fired;
 
 	KUNIT_ASSERT_NOT_NULL(test, rt);
 	ensure_realtime_headroom(test);
 	real_timer_init(test, rt, &ktimer_clock_realtime);
-	t = ktime_get_real() + 20 * MS;
+	t = ktime_get_real() + STEP_MARGIN;
 	KUNIT_ASSERT_EQ(test, start_ktimer(&rt->timer, &t, KTIMER_ABS), 0);
 	step_realtime(test, -hour);
-	KUNIT_EXPECT_GT(test, get_remtime_ktimer(&rt->timer, 0),
-			hour - 60LL * NSEC_PER_SEC);
+	rem = get_remtime_ktimer(&rt->timer, 0);
 	KUNIT_EXPECT_EQ(test, rt->fired, 0);
-	step_realtime(test, hour);
-	if (!wait_for_completion_timeout(&rt->done, WAIT_LIMIT)) {
+	/* an hour plus what was left of STEP_MARGIN */
+	KUNIT_EXPECT_GT(test, rem, hour);
+	KUNIT_EXPECT_LE(test, rem, hour + STEP_MARGIN);
+
+	step_realtime(test, hour + 2 * STEP_MARGIN);
+	fired = wait_for_completion_timeout(&rt->done, WAIT_LIMIT);
+	/* undo the extra step, keeping the time that really passed */
+	step_realtime(test, -2 * STEP_MARGIN);
+	if (!fired) {
 		stop_ktimer(&rt->timer);
 		KUNIT_FAIL(test, "timer did not fire after the clock came back");
 		return;
@@ -792,12 +1118,14 @@ static void ktimer_nanosleep_invalid_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ktimer_nanosleep_real(&ok, KTIMER_REL), 0);
 }
 
-#define KUNIT_CASE_CLOCKS(name) \
+/* The cases run on every clock; only the idle case sleeps for seconds */
+#define KUNIT_CASE_CLOCKS(name) KUNIT_CASE_PARAM(name, clock_gen_params)
+#define KUNIT_CASE_CLOCKS_SLOW(name) \
 	KUNIT_CASE_PARAM_ATTR(name, clock_gen_params, { .speed = KUNIT_SPEED_SLOW })
 
 static struct kunit_case ktimer_realclock_cases[] = {
 	KUNIT_CASE_CLOCKS(ktimer_fires_after_expiry_test),
-	KUNIT_CASE_CLOCKS(ktimer_idle_cpu_wakes_test),
+	KUNIT_CASE_CLOCKS_SLOW(ktimer_idle_cpu_wakes_test),
 	KUNIT_CASE_CLOCKS(ktimer_real_order_test),
 	KUNIT_CASE_CLOCKS(ktimer_many_real_timers_test),
 	KUNIT_CASE_CLOCKS(ktimer_real_periodic_stop_test),
@@ -805,18 +1133,18 @@ static struct kunit_case ktimer_realclock_cases[] = {
 	KUNIT_CASE_CLOCKS(ktimer_schedule_rel_test),
 	KUNIT_CASE_CLOCKS(ktimer_engine_resolution_test),
 	KUNIT_CASE_CLOCKS(ktimer_wakeup_event_test),
-	KUNIT_CASE_SLOW(ktimer_schedule_abs_real_test),
-	KUNIT_CASE_SLOW(ktimer_schedule_signal_test),
-	KUNIT_CASE_SLOW(ktimer_clock_set_forward_test),
-	KUNIT_CASE_SLOW(ktimer_clock_set_backward_test),
+	KUNIT_CASE(ktimer_schedule_abs_real_test),
+	KUNIT_CASE(ktimer_schedule_signal_test),
+	KUNIT_CASE(ktimer_clock_set_forward_test),
+	KUNIT_CASE(ktimer_clock_set_backward_test),
 	KUNIT_CASE_CLOCKS(ktimer_nanosleep_restart_test),
 	KUNIT_CASE_CLOCKS(ktimer_nanosleep_abs_signal_test),
 	KUNIT_CASE_CLOCKS(ktimer_nanosleep_freezable_test),
 	KUNIT_CASE_CLOCKS(ktimer_nanosleep_copyout_test),
 	KUNIT_CASE_CLOCKS(ktimer_nanosleep_full_test),
-	KUNIT_CASE_SLOW(ktimer_nanosleep_invalid_test),
-	KUNIT_CASE_SLOW(ktimer_try_stop_running_test),
-	KUNIT_CASE_SLOW(ktimer_modify_running_test),
+	KUNIT_CASE(ktimer_nanosleep_invalid_test),
+	KUNIT_CASE(ktimer_try_stop_running_test),
+	KUNIT_CASE(ktimer_modify_running_test),
 	{}
 };
 
