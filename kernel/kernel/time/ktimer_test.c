@@ -9,7 +9,9 @@
  * so that the harness can tell those warnings from real ones.
  */
 
+#include <asm/sections.h>
 #include <kunit/test.h>
+#include <linux/bug.h>
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/jiffies.h>
@@ -18,6 +20,8 @@
 #include <linux/math64.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/tracepoint.h>
+#include <trace/events/error_report.h>
 
 #include "ktimer_internal.h"
 #include "ktimer_test.h"
@@ -623,45 +627,154 @@ static void ktimer_run_clock_refused_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tt->fired, 1);
 }
 
-/* One call of each caller error of the core; each changes nothing */
-static void make_caller_errors(struct kunit *test, struct test_timer *tt)
-{
-	ktime_t t = NOW + 100, neg = -1;
+/* ---- each caller error warns, and only once ---- */
 
-	tt->timer.interval = 0;
-	KUNIT_EXPECT_EQ(test, start_ktimer(NULL, &t, KTIMER_ABS), -EINVAL);
-	KUNIT_EXPECT_EQ(test, start_ktimer(&tt->timer, &t, 7), -EINVAL);
-	KUNIT_EXPECT_EQ(test, start_ktimer(&tt->timer, NULL, KTIMER_ABS),
-			-EINVAL);
-	KUNIT_EXPECT_EQ(test, start_ktimer(&tt->timer, &neg, KTIMER_FORWARD),
-			-EINVAL);
-	KUNIT_EXPECT_EQ(test, start_ktimer(&tt->timer, NULL, KTIMER_REARM),
-			-EINVAL);
-	KUNIT_EXPECT_EQ(test, forward_ktimer(&tt->timer, NOW, 0), 0);
+static atomic_t warnings;
+
+static void count_warning(void *data, enum error_detector detector,
+			  unsigned long id)
+{
+	if (detector == ERROR_DETECTOR_WARN)
+		atomic_inc(&warnings);
+}
+
+/* Make every WARN_ON_ONCE() warn again, as debugfs clear_warn_once does */
+static void rearm_warn_once(void)
+{
+	generic_bug_clear_once();
+	memset(__start_once, 0, __end_once - __start_once);
+}
+
+struct caller_error {
+	const char	*name;
+	int		(*make)(struct test_timer *tt);
+	int		ret;
+};
+
+static int err_null_timer(struct test_timer *tt)
+{
+	ktime_t t = NOW + 100;
+
+	return start_ktimer(NULL, &t, KTIMER_ABS);
+}
+
+static int err_null_function(struct test_timer *tt)
+{
+	ktime_t t = NOW + 100;
+	int ret;
+
 	tt->timer.function = NULL;
-	KUNIT_EXPECT_EQ(test, start_ktimer(&tt->timer, &t, KTIMER_ABS), -EINVAL);
+	ret = start_ktimer(&tt->timer, &t, KTIMER_ABS);
 	tt->timer.function = test_callback;
-	start_abs(test, tt, t);
-	KUNIT_EXPECT_EQ(test, forward_ktimer(&tt->timer, NOW, 10), 0);
-	KUNIT_EXPECT_EQ(test, stop_ktimer(&tt->timer), 1);
+	return ret;
+}
+
+static int err_bad_mode(struct test_timer *tt)
+{
+	ktime_t t = NOW + 100;
+
+	return start_ktimer(&tt->timer, &t, 7);
+}
+
+static int err_null_tim(struct test_timer *tt)
+{
+	return start_ktimer(&tt->timer, NULL, KTIMER_ABS);
+}
+
+static int err_forward_mode_period(struct test_timer *tt)
+{
+	ktime_t neg = -1;
+
+	return start_ktimer(&tt->timer, &neg, KTIMER_FORWARD);
+}
+
+static int err_rearm_no_interval(struct test_timer *tt)
+{
+	tt->timer.interval = 0;
+	return start_ktimer(&tt->timer, NULL, KTIMER_REARM);
+}
+
+static int err_forward_period(struct test_timer *tt)
+{
+	return forward_ktimer(&tt->timer, NOW, 0);
+}
+
+static int err_forward_pending(struct test_timer *tt)
+{
+	ktime_t t = NOW + 100;
+	u64 periods;
+
+	if (start_ktimer(&tt->timer, &t, KTIMER_ABS))
+		return -1;
+	periods = forward_ktimer(&tt->timer, NOW, 10);
+	return stop_ktimer(&tt->timer) == 1 ? periods : -1;
+}
+
+static int err_run_clock_not_manual(struct test_timer *tt)
+{
+	ktimer_run_clock(&ktimer_clock_monotonic);
+	return 0;
+}
+
+static const struct caller_error caller_errors[] = {
+	{ "NULL timer", err_null_timer, -EINVAL },
+	{ "NULL ->function", err_null_function, -EINVAL },
+	{ "unknown mode", err_bad_mode, -EINVAL },
+	{ "NULL tim", err_null_tim, -EINVAL },
+	{ "FORWARD by a period <= 0", err_forward_mode_period, -EINVAL },
+	{ "REARM without an interval", err_rearm_no_interval, -EINVAL },
+	{ "forward_ktimer() by 0", err_forward_period, 0 },
+	{ "forward_ktimer() of a pending timer", err_forward_pending, 0 },
+	{ "ktimer_run_clock() of a clock that is not manual",
+	  err_run_clock_not_manual, 0 },
+};
+
+/* Make each caller error once; each must warn @warned times */
+static void make_caller_errors(struct kunit *test, struct test_timer *tt,
+			       int warned)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(caller_errors); i++) {
+		const struct caller_error *e = &caller_errors[i];
+		int before = atomic_read(&warnings);
+
+		KUNIT_EXPECT_EQ_MSG(test, e->make(tt), e->ret, "%s", e->name);
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&warnings) - before, warned,
+				    "warnings from %s", e->name);
+	}
+}
+
+static void stop_counting_warnings(void *unused)
+{
+	unregister_trace_error_report_end(count_warning, NULL);
+	tracepoint_synchronize_unregister();
 }
 
 /*
- * A caller error warns once per boot (WARN_ON_ONCE), not at each call, so
- * that a buggy caller in a loop cannot flood the log.  The first round may
- * warn, inside the markers; the next two must not: the log scan fails the
- * run on any warning outside them.
+ * A caller error warns (so that the bug is seen) once per boot, not at
+ * each call (so that a buggy caller in a loop cannot flood the log).  The
+ * case re-arms the once-only warnings, as debugfs clear_warn_once does,
+ * and counts the warnings through the error_report_end tracepoint that
+ * every WARN passes: one per kind the first time, none after.
  */
 static void ktimer_caller_errors_warn_once_test(struct kunit *test)
 {
 	struct test_timer *tt = new_timer(test, 0);
 
+	KUNIT_ASSERT_EQ(test, register_trace_error_report_end(count_warning,
+							      NULL), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							stop_counting_warnings,
+							NULL), 0);
+	rearm_warn_once();
 	expect_warning_begin(test);
-	make_caller_errors(test, tt);
+	make_caller_errors(test, tt, 1);
 	expect_warning_end(test);
-	make_caller_errors(test, tt);
-	make_caller_errors(test, tt);
+	make_caller_errors(test, tt, 0);
+	make_caller_errors(test, tt, 0);
 	KUNIT_EXPECT_EQ(test, tt->fired, 0);
+	KUNIT_EXPECT_FALSE(test, ktimer_active(&tt->timer));
 }
 
 static struct kunit_case ktimer_errors_cases[] = {
