@@ -35,6 +35,7 @@ WORK_DIR = BUILD_DIR / "mutants"
 REPORT_NAME = "mutants.json"
 BASELINE_NAME = "baseline"
 DEFAULT_TIMEOUT = 600
+PANIC_ARGS = ("oops=panic",)
 OWN_GROUP = "own"               # selftests/plan: the project's own programs (kt_*) that run together
 USER = "user"                   # Result.config of a mutant the user-space suite decided
 VERDICT_STATUS = {mutant_verdict.KILLED: KILLED, mutant_verdict.STILLBORN: STILLBORN,
@@ -54,7 +55,7 @@ class KernelRunner:
         self.user_build = guest_selftests.KERNEL_BUILD
 
     def kunit(self, configuration, boot_only, results_root):
-        return kunit_run.run_suites(self.tree, self.arch, config=configuration, timeout=self.timeout,
+        return kunit_run.run_suites(self.tree, self.arch, config=panicking(configuration), timeout=self.timeout,
                                     jobs=self.jobs, use_ccache=self.use_ccache, results_root=results_root,
                                     kunit_build_root=self.kunit_build_root, boot_only=boot_only)
 
@@ -62,6 +63,12 @@ class KernelRunner:
         return guest_selftests.run_arch(self.tree, self.arch, own_plan(self.plan_path),
                                         known_failures.load(self.known_path), results_root=results_root,
                                         kunit_build_root=self.kunit_build_root)
+
+
+def panicking(configuration):
+    """The configuration booted with oops=panic: a mutant that oopses a test thread then ends the boot at
+    once (panic=-1 reboots) instead of leaving the suites waiting for it until the timeout."""
+    return dataclasses.replace(configuration, kernel_args=tuple(configuration.kernel_args) + PANIC_ARGS)
 
 
 def own_plan(path=selftest_plan.PLAN_FILE):

@@ -2,6 +2,7 @@
 which order, the statuses, and that the tree is restored whatever happens. No kernel is built or booted."""
 
 import json
+import unittest
 import shutil
 from contextlib import closing
 from pathlib import Path
@@ -218,6 +219,15 @@ class RunTest(MutantRunTestCase):
         error, _, _ = quiet_raises(self, ToolError, self.main, runner)
         self.assertIn("01-forward-off-by-one.patch: unknown configuration 'lowres'", error.message)
         self.assertEqual(runner.calls, [])
+
+
+class PanickingTest(unittest.TestCase):
+    def test_mutant_boots_panic_on_an_oops_and_keep_their_own_arguments(self):
+        plain = matrix.Configuration(name="users-off", kernel_args=("ktimer.users=0",))
+        booted = mutants.panicking(plain)
+        self.assertEqual(booted.kernel_args, ("ktimer.users=0", "oops=panic"))
+        self.assertEqual((booted.name, booted.build_name), ("users-off", "default"))
+        self.assertEqual(plain.kernel_args, ("ktimer.users=0",))
 
 
 class StatusTest(MutantRunTestCase):
