@@ -406,7 +406,7 @@ class KernelRunnerTest(MutantRunTestCase):
         configuration = self.configurations["lowres"]
         with mock.patch("kunit_run.run_suites", return_value=document()) as run_suites:
             runner.kunit(configuration, True, self.tmp / "work" / "01-x")
-        run_suites.assert_called_once_with(self.tree, "i386", config=configuration, timeout=77, jobs=3,
+        run_suites.assert_called_once_with(self.tree, "i386", config=mutants.panicking(configuration), timeout=77, jobs=3,
                                            use_ccache=False, results_root=self.tmp / "work" / "01-x",
                                            kunit_build_root=self.tmp / "kunit", boot_only=True)
         with mock.patch("guest_selftests.run_arch", return_value=document()) as run_arch:
