@@ -461,6 +461,58 @@ static void ktimer_wakeup_event_test(struct kunit *test)
 }
 
 /*
+ * A wake-up event that fired on an empty queue (its timer was stopped) is
+ * armed again by the next start, however late that timer is.
+ */
+static void ktimer_event_rearmed_after_idle_fire_test(struct kunit *test)
+{
+	struct ktimer_clock *clock = param_clock(test);
+	struct real_timer *rt = kunit_kzalloc(test, sizeof(*rt), GFP_KERNEL);
+	ktime_t soon = 100 * MS, later = 3600LL * NSEC_PER_SEC;
+	ktime_t limit = ktime_get() + SPIN_LIMIT_NS, soft = 0, hard = 0;
+	clockid_t clockid = -1;
+	bool armed = true;
+
+	KUNIT_ASSERT_NOT_NULL(test, rt);
+	real_timer_init(test, rt, clock);
+	KUNIT_ASSERT_EQ(test, start_ktimer(&rt->timer, &soon, KTIMER_REL), 0);
+	KUNIT_ASSERT_EQ(test, stop_ktimer(&rt->timer), 1);
+	/* the event armed for it still fires, and finds the queue empty */
+	while (armed && ktime_get() < limit) {
+		ktimer_delay(test, 100 * MS);
+		armed = ktimer_test_event(clock, &clockid, &soft, &hard);
+	}
+	KUNIT_ASSERT_FALSE_MSG(test, armed, "the wake-up event stayed armed");
+
+	KUNIT_ASSERT_EQ(test, start_ktimer(&rt->timer, &later, KTIMER_REL), 0);
+	armed = ktimer_test_event(clock, &clockid, &soft, &hard);
+	KUNIT_EXPECT_TRUE(test, armed);
+	KUNIT_EXPECT_EQ(test, soft, rt->timer.expires);
+}
+
+/*
+ * An uninterruptible sleep is not ended by a pending signal: it sleeps
+ * its full time and reports no time left.
+ */
+static void ktimer_schedule_uninterruptible_test(struct kunit *test)
+{
+	struct ktimer sleeper;
+	ktime_t t = NSEC_PER_SEC, start = ktime_get(), ret;
+
+	allow_signal(SIGUSR1);
+	send_sig(SIGUSR1, current, 1);
+	KUNIT_ASSERT_TRUE(test, signal_pending(current));
+	ktimer_init_on_stack(&sleeper, &ktimer_clock_monotonic);
+	ret = schedule_ktimer(&sleeper, &t, TASK_UNINTERRUPTIBLE, KTIMER_REL);
+	destroy_ktimer_on_stack(&sleeper);
+	flush_signals(current);
+	disallow_signal(SIGUSR1);
+
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_GE(test, ktime_get() - start, NSEC_PER_SEC);
+}
+
+/*
  * The engine the command line asks for: the last ktimer.highres= before
  * "--" (a bare ktimer.highres means 1), high resolution without one.  This
  * is what the test expects, not what ktimer_highres_enabled() answers.
@@ -1098,11 +1150,22 @@ static void ktimer_nanosleep_full_test(struct kunit *test)
 	struct timespec64 rqtp = { 0, 2 * MS };
 	ktime_t start = clock->get_time();
 
+	int i;
+
 	KUNIT_EXPECT_EQ(test, ktimer_nanosleep(clock, &rqtp, KTIMER_REL), 0);
 	KUNIT_EXPECT_GE(test, clock->get_time() - start, 2 * MS);
 	/* an absolute time in the past returns at once */
 	rqtp = ktime_to_timespec64(start);
 	KUNIT_EXPECT_EQ(test, ktimer_nanosleep(clock, &rqtp, KTIMER_ABS), 0);
+
+	/* the request is rounded up to the resolution: a jiffy under lowres */
+	for (i = 0; i < 5; i++) {
+		rqtp = (struct timespec64){ 0, 1 };
+		start = clock->get_time();
+		KUNIT_EXPECT_EQ(test, ktimer_nanosleep(clock, &rqtp, KTIMER_REL), 0);
+		KUNIT_EXPECT_GE(test, clock->get_time() - start,
+				(ktime_t)ktimer_clock_resolution(clock));
+	}
 }
 
 static void ktimer_nanosleep_invalid_test(struct kunit *test)
@@ -1133,6 +1196,8 @@ static struct kunit_case ktimer_realclock_cases[] = {
 	KUNIT_CASE_CLOCKS(ktimer_schedule_rel_test),
 	KUNIT_CASE_CLOCKS(ktimer_engine_resolution_test),
 	KUNIT_CASE_CLOCKS(ktimer_wakeup_event_test),
+	KUNIT_CASE_CLOCKS(ktimer_event_rearmed_after_idle_fire_test),
+	KUNIT_CASE_SLOW(ktimer_schedule_uninterruptible_test),
 	KUNIT_CASE(ktimer_schedule_abs_real_test),
 	KUNIT_CASE(ktimer_schedule_signal_test),
 	KUNIT_CASE(ktimer_clock_set_forward_test),

@@ -12,15 +12,18 @@
 #include <asm/sections.h>
 #include <kunit/test.h>
 #include <linux/bug.h>
+#include <linux/completion.h>
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/jiffies.h>
 #include <linux/ktimer.h>
 #include <linux/limits.h>
 #include <linux/math64.h>
+#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
+#include <linux/workqueue.h>
 #include <trace/events/error_report.h>
 
 #include "ktimer_internal.h"
@@ -45,6 +48,8 @@ struct test_timer {
 	int		fired;
 	ktime_t		seen_now;
 	ktime_t		seen_expires;
+	bool		seen_bh_off;	/* as in the softirq */
+	bool		seen_irqs_off;
 	/* optional extra work done by the callback */
 	void		(*action)(struct test_timer *tt);
 	struct test_timer *other;
@@ -70,6 +75,8 @@ static void test_callback(void *data)
 	tt->fired++;
 	tt->seen_now = fake_clock_get_time();
 	tt->seen_expires = tt->timer.expires;
+	tt->seen_bh_off = in_softirq();
+	tt->seen_irqs_off = irqs_disabled();
 	if (ctx->nfired < MAX_FIRED)
 		ctx->fired_ids[ctx->nfired] = tt->id;
 	ctx->nfired++;
@@ -572,6 +579,111 @@ static void ktimer_unregister_busy_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, start_ktimer(&tt->timer, &t, KTIMER_INCR), 0);
 }
 
+/* The coarsest resolution a clock may have, NSEC_PER_SEC, is accepted */
+static void ktimer_register_coarsest_clock_test(struct kunit *test)
+{
+	struct ktimer_clock coarsest = {
+		.name = "coarsest", .get_time = zero_get_time,
+		.resolution = NSEC_PER_SEC, .flags = KTIMER_CLOCK_MANUAL,
+	};
+
+	KUNIT_ASSERT_EQ(test, ktimer_register_clock(&coarsest), 0);
+	KUNIT_EXPECT_EQ(test, ktimer_clock_resolution(&coarsest), NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, ktimer_unregister_clock(&coarsest), 0);
+}
+
+DEFINE_FAKE_CLOCK(spare_clock, FAKE_RES);
+
+/* A callback that spins on another CPU until the test releases it */
+struct remote_run {
+	struct work_struct	work;
+	struct test_timer	*tt;
+	struct completion	in_callback;
+	bool			release;
+	bool			gave_up;
+	int			start_ret;
+};
+
+static struct remote_run *remote_run;
+
+static void spin_until_released(struct test_timer *tt)
+{
+	struct remote_run *rr = READ_ONCE(remote_run);
+	ktime_t limit = ktime_get() + 5LL * NSEC_PER_SEC;
+
+	complete(&rr->in_callback);
+	while (!READ_ONCE(rr->release)) {
+		if (ktime_get() > limit) {
+			WRITE_ONCE(rr->gave_up, true);
+			break;
+		}
+		cpu_relax();
+	}
+}
+
+/* On the other CPU: queue the timer there and run its clock */
+static void remote_run_fn(struct work_struct *work)
+{
+	struct remote_run *rr = container_of(work, struct remote_run, work);
+	ktime_t t = NOW + 10;
+
+	rr->start_ret = start_ktimer(&rr->tt->timer, &t, KTIMER_ABS);
+	WRITE_ONCE(spare_clock_now, NOW + 10);
+	ktimer_run_clock(&spare_clock);
+}
+
+static void unregister_spare_clock(void *unused)
+{
+	ktimer_unregister_clock(&spare_clock);
+}
+
+/*
+ * While a timer's callback runs on another CPU, its clock cannot be
+ * unregistered and the timer cannot change clocks: both would pull the
+ * base from under the running expiry.
+ */
+static void ktimer_busy_while_callback_runs_test(struct kunit *test)
+{
+	struct remote_run *rr = kunit_kzalloc(test, sizeof(*rr), GFP_KERNEL);
+	unsigned int here = raw_smp_processor_id(), other;
+	int unregister_ret, change_ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, rr);
+	other = cpumask_any_but(cpu_online_mask, here);
+	if (other >= nr_cpu_ids)
+		kunit_skip(test, "needs a second CPU");
+	KUNIT_ASSERT_EQ(test, ktimer_register_clock(&spare_clock), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							unregister_spare_clock,
+							NULL), 0);
+	rr->tt = new_timer(test, 0);
+	ktimer_init(&rr->tt->timer, &spare_clock);
+	rr->tt->timer.function = test_callback;
+	rr->tt->timer.data = rr->tt;
+	rr->tt->action = spin_until_released;
+	init_completion(&rr->in_callback);
+	INIT_WORK_ONSTACK(&rr->work, remote_run_fn);
+	WRITE_ONCE(remote_run, rr);
+
+	schedule_work_on(other, &rr->work);
+	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&rr->in_callback,
+							  30 * HZ), 0);
+	unregister_ret = ktimer_unregister_clock(&spare_clock);
+	change_ret = ktimer_change_clock(&rr->tt->timer, &fake_clock);
+	WRITE_ONCE(rr->release, true);
+	flush_work(&rr->work);
+	destroy_work_on_stack(&rr->work);
+
+	KUNIT_ASSERT_FALSE_MSG(test, READ_ONCE(rr->gave_up),
+			       "the callback was not released within 5 s");
+	KUNIT_EXPECT_EQ(test, rr->start_ret, 0);
+	KUNIT_EXPECT_EQ(test, rr->tt->fired, 1);
+	KUNIT_EXPECT_EQ(test, unregister_ret, -EBUSY);
+	KUNIT_EXPECT_EQ(test, change_ret, -EBUSY);
+	KUNIT_EXPECT_PTR_EQ(test, rr->tt->timer.base->clock, &spare_clock);
+	KUNIT_EXPECT_EQ(test, ktimer_unregister_clock(&spare_clock), 0);
+}
+
 /* Slots run out with -ENOSPC; an unregistered clock's timers are refused */
 static void ktimer_clock_slots_test(struct kunit *test)
 {
@@ -788,6 +900,8 @@ static struct kunit_case ktimer_errors_cases[] = {
 	KUNIT_CASE(ktimer_modify_to_past_stops_test),
 	KUNIT_CASE(ktimer_register_bad_clock_test),
 	KUNIT_CASE(ktimer_unregister_busy_test),
+	KUNIT_CASE(ktimer_register_coarsest_clock_test),
+	KUNIT_CASE(ktimer_busy_while_callback_runs_test),
 	KUNIT_CASE(ktimer_clock_slots_test),
 	KUNIT_CASE(ktimer_run_clock_refused_test),
 	KUNIT_CASE(ktimer_caller_errors_warn_once_test),
@@ -1400,6 +1514,22 @@ static void ktimer_queued_during_run_waits_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b->fired, 1);
 }
 
+/*
+ * Callbacks of a manual clock run as they would in the timer softirq:
+ * bottom halves off, interrupts on (the base lock is dropped around them).
+ */
+static void ktimer_callback_context_test(struct kunit *test)
+{
+	struct test_timer *tt = new_timer(test, 0);
+
+	start_abs(test, tt, NOW + 10);
+	advance_to(NOW + 10);
+	KUNIT_ASSERT_EQ(test, tt->fired, 1);
+	KUNIT_EXPECT_TRUE(test, tt->seen_bh_off);
+	KUNIT_EXPECT_FALSE(test, tt->seen_irqs_off);
+	KUNIT_EXPECT_FALSE(test, in_softirq());
+}
+
 /* Queue the other timer ahead of everything else on the clock */
 static void queue_other_in_past(struct test_timer *tt)
 {
@@ -1528,6 +1658,7 @@ static struct kunit_case ktimer_queue_cases[] = {
 	KUNIT_CASE(ktimer_callback_stops_other_test),
 	KUNIT_CASE(ktimer_queued_during_run_waits_test),
 	KUNIT_CASE(ktimer_run_passes_over_newcomers_test),
+	KUNIT_CASE(ktimer_callback_context_test),
 	KUNIT_CASE(ktimer_incr_chain_from_callback_test),
 	KUNIT_CASE(ktimer_forward_from_callback_test),
 	KUNIT_CASE(ktimer_init_clears_timer_test),
@@ -1717,6 +1848,19 @@ static void ktimer_schedule_pending_busy_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tt->fired, 1);
 }
 
+/* A refused relative sleep still reports the absolute expiry in *t */
+static void ktimer_schedule_rel_past_test(struct kunit *test)
+{
+	struct test_timer *tt = new_timer(test, 0);
+	ktime_t t = -5;
+
+	KUNIT_EXPECT_EQ(test, schedule_ktimer(&tt->timer, &t,
+					      TASK_UNINTERRUPTIBLE, KTIMER_REL), 0);
+	KUNIT_EXPECT_EQ(test, t, NOW - 5);
+	KUNIT_EXPECT_FALSE(test, ktimer_active(&tt->timer));
+	KUNIT_EXPECT_EQ(test, get_current_state(), TASK_RUNNING);
+}
+
 static struct kunit_case ktimer_stop_cases[] = {
 	KUNIT_CASE(ktimer_try_stop_pending_test),
 	KUNIT_CASE(ktimer_stop_idle_test),
@@ -1729,6 +1873,7 @@ static struct kunit_case ktimer_stop_cases[] = {
 	KUNIT_CASE_PARAM(ktimer_convert_timespec_test, convert_cases_gen_params),
 	KUNIT_CASE(ktimer_clock_own_resolution_test),
 	KUNIT_CASE(ktimer_schedule_past_test),
+	KUNIT_CASE(ktimer_schedule_rel_past_test),
 	KUNIT_CASE(ktimer_schedule_pending_busy_test),
 	{}
 };
@@ -1810,9 +1955,47 @@ static void ktimer_hotplug_cpu_back_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ktimer_clock_pending(&fake_clock), 0);
 }
 
+/*
+ * A migrated timer belongs to its new base: stopping or restarting it
+ * before it fires works there, and leaves the others in order.
+ */
+static void ktimer_hotplug_migrated_then_stopped_test(struct kunit *test)
+{
+	struct test_ctx *ctx = test->priv;
+	struct test_timer *tt[3];
+	ktime_t later = NOW + 50;
+	int victim = pick_victim_cpu(), i, ret;
+
+	if (!IS_ENABLED(CONFIG_HOTPLUG_CPU) || victim < 0)
+		kunit_skip(test, "needs a second CPU that can go offline");
+
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(victim)), 0);
+	for (i = 0; i < ARRAY_SIZE(tt); i++) {
+		tt[i] = new_timer(test, i);
+		start_abs(test, tt[i], NOW + 10 * (i + 1));
+	}
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(0)), 0);
+
+	ret = remove_cpu(victim);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "remove_cpu(%d)", victim);
+	KUNIT_EXPECT_EQ(test, stop_ktimer(&tt[1]->timer), 1);
+	KUNIT_EXPECT_EQ(test, modify_ktimer(&tt[0]->timer, &later, KTIMER_ABS), 1);
+	KUNIT_EXPECT_EQ(test, ktimer_clock_pending(&fake_clock), 2);
+	advance_to(NOW + 100);
+	ret = add_cpu(victim);
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "add_cpu(%d)", victim);
+
+	KUNIT_ASSERT_EQ(test, ctx->nfired, 2);
+	KUNIT_EXPECT_EQ(test, ctx->fired_ids[0], 2);
+	KUNIT_EXPECT_EQ(test, ctx->fired_ids[1], 0);
+	KUNIT_EXPECT_EQ(test, tt[1]->fired, 0);
+	KUNIT_EXPECT_EQ(test, ktimer_clock_pending(&fake_clock), 0);
+}
+
 static struct kunit_case ktimer_hotplug_cases[] = {
 	KUNIT_CASE(ktimer_hotplug_migrates_in_order_test),
 	KUNIT_CASE(ktimer_hotplug_cpu_back_test),
+	KUNIT_CASE(ktimer_hotplug_migrated_then_stopped_test),
 	{}
 };
 
