@@ -17,7 +17,9 @@
  * - sleep() returns the seconds left, usleep() -1 with EINTR;
  * - invalid times give EINVAL, an unknown clock EINVAL, a bad request
  *   pointer EFAULT, a bad remaining-time pointer EFAULT when a relative
- *   sleep is interrupted (and nothing for an absolute one).
+ *   sleep is interrupted (and nothing for an absolute one);
+ * - in a time namespace, an absolute CLOCK_MONOTONIC sleep is in the
+ *   namespace's time (kernels without CONFIG_TIME_NS skip it).
  *
  * Each entry point counts: glibc's functions (which use the time64
  * syscall on 32-bit arches, and there pass a buffer of their own for the
@@ -32,6 +34,7 @@
 #include "ktap.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -511,6 +514,59 @@ static void run_bad_case(const struct kt_case *c)
 #define RT CLOCK_REALTIME
 #define MONO CLOCK_MONOTONIC
 
+#define TIMENS_OFFSET_S	100
+
+/* In the namespace: sleep to 200 ms ahead on its own CLOCK_MONOTONIC */
+static void timens_sleeper(long long outside)
+{
+	long long inside = kt_now(CLOCK_MONOTONIC);
+	struct timespec until = kt_timespec(inside + 200 * KT_MSEC);
+
+	if (inside - outside < (TIMENS_OFFSET_S - 10) * KT_SEC)
+		_exit(3);	/* the offset did not apply */
+	alarm(10);		/* ignoring the offset would sleep 100 s */
+	_exit(clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) ? 2 : 0);
+}
+
+static void timens_absolute_sleep(const struct kt_case *c)
+{
+	char status_text[64];
+	long long t0, t1;
+	int fd, status;
+	pid_t pid;
+
+	(void)c;
+	if (unshare(CLONE_NEWTIME)) {
+		if (errno == EINVAL)
+			kt_skip("no time namespaces in this kernel (CONFIG_TIME_NS)");
+		else
+			kt_fail("unshare(CLONE_NEWTIME): %s", strerror(errno));
+		return;
+	}
+	fd = open("/proc/self/timens_offsets", O_WRONLY);
+	if (!kt_expect(fd >= 0, "open /proc/self/timens_offsets: %s", strerror(errno)))
+		return;
+	if (!kt_expect(dprintf(fd, "monotonic %d 0\n", TIMENS_OFFSET_S) > 0,
+		       "write timens_offsets: %s", strerror(errno))) {
+		close(fd);
+		return;
+	}
+	close(fd);
+	t0 = kt_now(CLOCK_MONOTONIC);
+	pid = fork();
+	if (pid == 0)
+		timens_sleeper(t0);
+	if (!kt_expect(pid > 0, "fork: %s", strerror(errno)))
+		return;
+	waitpid(pid, &status, 0);
+	t1 = kt_now(CLOCK_MONOTONIC);
+	kt_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "the sleeper in the namespace ended with %s after %.0f ms (3: no offset, 2: error, SIGALRM: slept to the time outside the namespace)",
+		  kt_status_text(status, status_text, sizeof(status_text)), kt_ms(t1 - t0));
+	kt_expect(t1 - t0 >= 200 * KT_MSEC, "the sleep took %.3f ms, expected at least 200",
+		  kt_ms(t1 - t0));
+}
+
 static const struct kt_case cases[] = {
 	/* a handled signal: EINTR and the time left */
 	SLEEP("nanosleep interrupted by a signal: EINTR and the time left",
@@ -610,6 +666,9 @@ static const struct kt_case cases[] = {
 	BAD("a negative tv_sec: EINVAL", { -1, 0 }, 0, 0, EINVAL),
 	BAD("an unknown clock: EINVAL", { 0, 1000 }, 0, 100, EINVAL),
 	BAD("a bad request pointer: EFAULT", { 0, 0 }, 1, 0, EFAULT),
+
+	{ "clock_nanosleep MONOTONIC TIMER_ABSTIME in a time namespace: the namespace's time",
+	  timens_absolute_sleep, NULL },
 };
 
 int main(void)

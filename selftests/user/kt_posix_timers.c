@@ -631,6 +631,44 @@ static void invalid(const struct kt_case *c)
 #define RT CLOCK_REALTIME
 #define MONO CLOCK_MONOTONIC
 
+/*
+ * A periodic timer whose signal is ignored re-arms itself (nothing will
+ * dequeue a signal), but at most once a jiffy, as posix_timer_fn() does in
+ * 6.12: timer_gettime() then reads up to a jiffy left, which a 100 us
+ * interval alone never shows.  Without the limit the CPU would spend its
+ * time re-arming the timer in the softirq.
+ */
+static void ignored_signal_rearms_once_a_jiffy(const struct kt_case *c)
+{
+	const struct tcase *tc = c->data;
+	const long long interval = 100 * KT_USEC;
+	long long most = 0;
+	timer_t timer;
+	sigset_t set;
+	int i;
+
+	signal(SIG, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIG);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	if (new_timer(tc->clock, SIGEV_SIGNAL, 1, &timer))
+		return;
+	if (!kt_expect(!settime(timer, 0, interval, interval, NULL), "timer_settime failed"))
+		goto out;
+	kt_sleep_ms(50);
+	for (i = 0; i < 1000; i++) {
+		struct itimerspec its = gettime(timer);
+
+		if (kt_ns(&its.it_value) > most)
+			most = kt_ns(&its.it_value);
+	}
+	kt_expect(most > interval,
+		  "timer_gettime read at most %.3f ms left of a 0.1 ms interval: re-armed at each interval, expected at most once a jiffy",
+		  kt_ms(most));
+out:
+	timer_delete(timer);
+}
+
 static const struct kt_case cases[] = {
 	T("SIGEV_SIGNAL MONOTONIC relative: one signal, never early, SI_TIMER and the value", one_shot, .clock = MONO),
 	T("SIGEV_SIGNAL REALTIME relative: one signal, never early, SI_TIMER and the value", one_shot, .clock = RT),
@@ -657,6 +695,8 @@ static const struct kt_case cases[] = {
 	T("exit with armed periodic timers", exit_with_armed_timers, .clock = MONO),
 	T("the child of fork has no timers", fork_has_none, .clock = MONO),
 	T("invalid clocks, signals, threads and times: EINVAL", invalid, .clock = MONO),
+	T("a periodic timer whose signal is ignored re-arms at most once a jiffy",
+	  ignored_signal_rearms_once_a_jiffy, .clock = MONO),
 };
 
 int main(int argc, char **argv)
