@@ -1901,26 +1901,38 @@ static int pick_victim_cpu(void)
 	return -1;
 }
 
+/*
+ * Queue timers at NOW + @offsets[i] on a CPU that can go offline, then take
+ * that CPU offline so that its timers move here.  Returns the CPU, for
+ * add_cpu(); skips the case without one.
+ */
+static int offline_cpu_with_timers(struct kunit *test, struct test_timer **tt,
+				   const ktime_t *offsets, int n)
+{
+	int victim = pick_victim_cpu(), i;
+
+	if (!IS_ENABLED(CONFIG_HOTPLUG_CPU) || victim < 0)
+		kunit_skip(test, "needs a second CPU that can go offline");
+
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(victim)), 0);
+	for (i = 0; i < n; i++) {
+		tt[i] = new_timer(test, i);
+		start_abs(test, tt[i], NOW + offsets[i]);
+	}
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(0)), 0);
+	KUNIT_ASSERT_EQ_MSG(test, remove_cpu(victim), 0, "remove_cpu(%d)", victim);
+	return victim;
+}
+
 /* Timers of a CPU that goes offline move, in expiry order, and still fire */
 static void ktimer_hotplug_migrates_in_order_test(struct kunit *test)
 {
 	static const ktime_t offsets[] = { 40, 10, 30, 10, 20 };
 	struct test_ctx *ctx = test->priv;
 	struct test_timer *tt[ARRAY_SIZE(offsets)];
-	int victim = pick_victim_cpu(), i, ret;
+	int victim, ret;
 
-	if (!IS_ENABLED(CONFIG_HOTPLUG_CPU) || victim < 0)
-		kunit_skip(test, "needs a second CPU that can go offline");
-
-	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(victim)), 0);
-	for (i = 0; i < ARRAY_SIZE(offsets); i++) {
-		tt[i] = new_timer(test, i);
-		start_abs(test, tt[i], NOW + offsets[i]);
-	}
-	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(0)), 0);
-
-	ret = remove_cpu(victim);
-	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "remove_cpu(%d)", victim);
+	victim = offline_cpu_with_timers(test, tt, offsets, ARRAY_SIZE(offsets));
 	/* this CPU now holds them: running its queue fires them all */
 	advance_to(NOW + 100);
 	ret = add_cpu(victim);
@@ -1962,22 +1974,12 @@ static void ktimer_hotplug_cpu_back_test(struct kunit *test)
 static void ktimer_hotplug_migrated_then_stopped_test(struct kunit *test)
 {
 	struct test_ctx *ctx = test->priv;
-	struct test_timer *tt[3];
+	static const ktime_t offsets[] = { 10, 20, 30 };
+	struct test_timer *tt[ARRAY_SIZE(offsets)];
 	ktime_t later = NOW + 50;
-	int victim = pick_victim_cpu(), i, ret;
+	int victim, ret;
 
-	if (!IS_ENABLED(CONFIG_HOTPLUG_CPU) || victim < 0)
-		kunit_skip(test, "needs a second CPU that can go offline");
-
-	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(victim)), 0);
-	for (i = 0; i < ARRAY_SIZE(tt); i++) {
-		tt[i] = new_timer(test, i);
-		start_abs(test, tt[i], NOW + 10 * (i + 1));
-	}
-	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(0)), 0);
-
-	ret = remove_cpu(victim);
-	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "remove_cpu(%d)", victim);
+	victim = offline_cpu_with_timers(test, tt, offsets, ARRAY_SIZE(offsets));
 	KUNIT_EXPECT_EQ(test, stop_ktimer(&tt[1]->timer), 1);
 	KUNIT_EXPECT_EQ(test, modify_ktimer(&tt[0]->timer, &later, KTIMER_ABS), 1);
 	KUNIT_EXPECT_EQ(test, ktimer_clock_pending(&fake_clock), 2);
