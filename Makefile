@@ -17,6 +17,8 @@ CONFIGS := $(CONFIG)
 endif
 TREE    ?= build/linux
 TIMEOUT ?= 1200
+# `make bench`: boots per configuration; the report gives the median and range of the per-boot ratios
+BOOTS   ?= 5
 FORCE   ?=
 # FULL=1: `make selftest` also runs the slow selftests (`run = full` in selftests/plan)
 FULL    ?=
@@ -199,7 +201,7 @@ bench:
 	@$(KTIMERS) deps $(ARCHES)
 	@$(KTIMERS) tree --tree $(TREE)
 	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
-	@$(KTIMERS) bench --tree $(TREE) --timeout $(LONG_TIMEOUT) $(ARCHES)
+	@$(KTIMERS) bench --tree $(TREE) --timeout $(LONG_TIMEOUT) --boots $(BOOTS) $(ARCHES)
 
 ## bench-report: the table, bench.svg and bench.json of the last `make bench` again, from its console logs (no build, no boot)
 bench-report:
@@ -240,6 +242,7 @@ help:
 	@echo "  FORCE=1          let apply discard local modifications in the tree"
 	@echo "  FULL=1           make selftest: also the slow selftests (run = full in selftests/plan)"
 	@echo "  MUTANTS='03 17'  make mutants: only these mutants of mutants/ (default: all)"
+	@echo "  BOOTS=<n>        make bench: boots per configuration (default 5); median and range of the per-boot ratios"
 	@echo
 	@echo "Configurations (kunit_configs/matrix):"
 	@$(KTIMERS) matrix | sed 's/^/  /'

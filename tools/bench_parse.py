@@ -27,7 +27,9 @@ from pathlib import Path
 
 from common import ToolError, rel
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+# Version 1 had whole nanoseconds, batches of 64 and no event counts; its lines read the same way.
+READABLE_VERSIONS = (1, 2)
 LINE_RE = re.compile(r"ktimer_bench: (?P<kind>\w+)(?P<rest>.*)$")
 KEY_RE = re.compile(r"^\w+$")
 INT_RE = re.compile(r"^-?\d+$")
@@ -41,7 +43,7 @@ REQUIRED = {
     "skip": ("workload", "api", "n", "reason"),
     "end": (),
 }
-NUMERIC = {"begin": ("version", "hz", "cpu", "ncpus", "batch", "batches"),
+NUMERIC = {"begin": ("version", "hz", "cpu", "ncpus", "batch", "batches", "counts"),
            "size": ("timer_bytes", "percpu_bytes"), "result": ("n",), "skip": ("n",), "end": ("elapsed_ms",)}
 NAMES = ("workload", "api")     # identifiers: a result's other values are its figures
 # printed once per boot by hrtimer_interrupt() when it gave up catching up (kernel/time/hrtimer.c)
@@ -173,7 +175,7 @@ def parse(lines):
                 run.problems.append(f"console line {number_at}: a second `begin` (the benchmark started again); "
                                     f"the figures before it are dropped")
                 run = BenchRun(problems=run.problems)
-            if values["version"] != FORMAT_VERSION:
+            if values["version"] not in READABLE_VERSIONS:
                 run.problems.append(f"console line {number_at}: format version {values['version']}, these tools "
                                     f"read version {FORMAT_VERSION}: figures may be misread")
             run.begin = dict(values, line=number_at)

@@ -1,11 +1,13 @@
 """The benchmark's results per arch: the terminal table, bench.txt, bench.json and bench.svg.
 
 One Boot per benchmark boot of the arch (the `bench` configuration: the
-high-resolution engine; `bench-lowres`: the same kernel with ktimer.highres=0).
-The table has a row per boot, workload and n, the figure the workload is
-judged by per API, and the ratios ktimer / other API (bench_analysis). A boot
-that never printed `ktimer_bench: end` crashed or timed out: it is named as
-such at the top, and its figures are shown as partial.
+high-resolution engine; `bench-lowres`: the same kernel with ktimer.highres=0;
+`make bench BOOTS=N` boots each N times). The table has a row per engine,
+workload and n, the figure the workload is judged by per API (the median over
+the boots), and the ratios ktimer / other API (bench_analysis): over several
+boots the median of the per-boot ratios with their range. A boot that never
+printed `ktimer_bench: end` crashed or timed out: it is named as such at the
+top, and its figures are shown as partial.
 """
 
 import json
@@ -14,7 +16,8 @@ from pathlib import Path
 
 import bench_analysis
 import bench_svg
-from bench_analysis import HIGHER_IS_BETTER, TCG_NOTE
+from bench_analysis import HIGHER_IS_BETTER, note_for
+from bench_boots import combined
 from bench_parse import BenchRun
 
 TABLE_FILE, JSON_FILE, SVG_FILE = "bench.txt", "bench.json", "bench.svg"
@@ -30,6 +33,11 @@ class Boot:
     run_status: str = None      # the KUnit run's verdict (PASS, CRASH, TIMEOUT, BUILD_ERROR, ...)
     problems: list = field(default_factory=list)
     run: BenchRun = field(default_factory=BenchRun)
+    index: int = 0              # 1, 2, ... with BOOTS=N; 0 for the only boot
+
+    @property
+    def label(self):
+        return f"{self.name} boot {self.index}" if self.index else f"{self.name} boot"
 
     def state(self):
         """One line: how far this boot got, and where to look when it did not finish."""
@@ -60,13 +68,30 @@ class Boot:
         return None
 
     def to_dict(self):
-        return {"name": self.name, "config": self.config, "console": self.console, "run_status": self.run_status,
+        return {"name": self.name, "config": self.config, "index": self.index, "console": self.console,
+                "run_status": self.run_status,
                 "problems": self.problems, "state": self.state(), "bench": self.run.to_dict()}
 
 
 def boots_by_engine(boots):
-    """{engine: BenchRun} of the boots that began, keyed by the engine they ran (else their name)."""
-    return {(boot.run.engine or boot.name): boot.run for boot in boots if boot.run.started}
+    """{engine: BenchRun, or BootSet of several} of the boots that began, keyed by the engine they ran (else
+    their name)."""
+    grouped = {}
+    for boot in boots:
+        if boot.run.started:
+            grouped.setdefault(boot.run.engine or boot.name, []).append(boot.run)
+    return {engine: combined(runs) for engine, runs in grouped.items()}
+
+
+def ratio_cell(row, api):
+    """The ratio, and over several boots the range of the per-boot ratios: `0.97 (0.95-0.99)`."""
+    if api not in row.ratios:
+        return "-"
+    text = bench_analysis.format_ratio(row.ratios[api])
+    found = row.spreads.get(api)
+    if found:
+        text += f" ({bench_analysis.format_ratio(found.low)}-{bench_analysis.format_ratio(found.high)})"
+    return text
 
 
 def finished(boots):
@@ -117,9 +142,11 @@ def result_lines(rows):
     compared = [api for api in bench_analysis.COMPARED if any(api in row.ratios for row in rows)]
     headers = ["boot", "workload", "metric", "n"] + apis + [f"kt/{SHORT.get(api, api)}" for api in compared]
     body = [[row.boot, row.workload, row.metric, str(row.n)] + [cell(row.values.get(api)) for api in apis]
-            + [bench_analysis.format_ratio(row.ratios.get(api)) if api in row.ratios else "-" for api in compared]
+            + [ratio_cell(row, api) for api in compared]
             for row in rows]
-    legend = ("ratios: ktimer / the other API, same boot, same row; below 1 is better for *_ns, above 1 for "
+    legend = ("ratios: ktimer / the other API, same boot, same row (several boots: the median of the per-boot "
+              "ratios, their range in brackets; figures: the median); below 1 is better for *_ns and counts, "
+              "above 1 for "
               + ", ".join(HIGHER_IS_BETTER) + f" (kt = ktimer, {', '.join(f'{v} = {k}' for k, v in SHORT.items())})")
     return table(headers, body, 3) + [legend]
 
@@ -127,9 +154,10 @@ def result_lines(rows):
 def text_lines(arch, boots):
     """The whole report of one arch, as printed and written to bench.txt."""
     engines = boots_by_engine(boots)
-    lines = [f"=== ktimer_bench, {arch} ===", TCG_NOTE]
+    machine = note_for(arch)
+    lines = [f"=== ktimer_bench, {arch} ===", machine]
     for boot in boots:
-        lines.append(f"{boot.name} boot ({boot.config}): {boot.state()}")
+        lines.append(f"{boot.label} ({boot.config}): {boot.state()}")
         if boot.engine_problem():
             lines.append(f"  warning: {boot.engine_problem()}")
     if not engines:
@@ -150,16 +178,16 @@ def text_lines(arch, boots):
         lines.append(f"note: not every callback fired: {note}")
     for boot in boots:
         for note in boot.run.notes:
-            lines.append(f"note: [{boot.name}] console line {note['line']}: {note['text']}")
+            lines.append(f"note: [{boot.label}] console line {note['line']}: {note['text']}")
         for problem in boot.run.problems:
-            lines.append(f"warning: [{boot.name}] {problem}")
-    return lines + ["", TCG_NOTE]
+            lines.append(f"warning: [{boot.label}] {problem}")
+    return lines + ["", machine]
 
 
 def document(arch, boots):
     """bench.json: the parsed boots, the table rows, the goals."""
     engines = boots_by_engine(boots)
-    return {"schema": 1, "arch": arch, "note": TCG_NOTE, "complete": finished(boots),
+    return {"schema": 2, "arch": arch, "note": note_for(arch), "complete": finished(boots),
             "boots": [boot.to_dict() for boot in boots],
             "rows": [row.to_dict() for row in bench_analysis.rows(engines)],
             "goals": [goal.to_dict() for goal in bench_analysis.goals(engines)] if engines else [],

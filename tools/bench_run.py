@@ -12,9 +12,16 @@ to the run's results.json (key "bench") before the run is recorded, so the
 results database keeps them (table bench_results); the run is recorded with
 kind "bench", which `make report` leaves out. Then bench_report writes the
 table, bench.json and bench.svg into build/results/<arch>-bench/.
+
+With `BOOTS=N` (`--boots N`) every configuration boots N times (the kernel
+is built once); after each boot its console.log and results.json are kept in
+build/results/<arch>-bench-boots/<k>-<config>/, and the report reads every
+boot kept there: per figure the median, per ratio the median and range of
+the per-boot ratios (bench_boots).
 """
 
 import json
+import shutil
 from pathlib import Path
 
 import bench_parse
@@ -25,6 +32,7 @@ from common import RESULTS_DIR, ToolError, progress, rel
 # (configuration of kunit_configs/matrix, the engine it boots), in run order: the first builds.
 CONFIGS = (("bench", "highres"), ("bench-lowres", "lowres"))
 REPORT_DIR = "bench"        # build/results/<arch>-bench/ (the `bench` boot's dir) gets bench.{txt,json,svg}
+BOOTS_DIR = "bench-boots"   # build/results/<arch>-bench-boots/<k>-<config>/: each boot's console and results
 ECHOED = ("begin", "size", "result", "skip", "end")
 
 
@@ -47,9 +55,29 @@ def verdict(document, run):
     return "INCOMPLETE", ["the benchmark began but printed no `ktimer_bench: end` line"]
 
 
-def boot(tree, arch, configuration, *, results_root=RESULTS_DIR, **kwargs):
+def boots_dir(arch, results_root=RESULTS_DIR):
+    return Path(results_root) / f"{arch}-{BOOTS_DIR}"
+
+
+def forget_boots(arch, results_root=RESULTS_DIR):
+    """A new `make bench` starts a new set of boots: the previous run's are dropped."""
+    shutil.rmtree(boots_dir(arch, results_root), ignore_errors=True)
+
+
+def keep_boot(arch, configuration_name, index, results_root=RESULTS_DIR):
+    """Copy one boot's console.log and results.json to <arch>-bench-boots/<index>-<config>/."""
+    source = Path(results_root) / f"{arch}-{configuration_name}"
+    target = boots_dir(arch, results_root) / f"{index}-{configuration_name}"
+    target.mkdir(parents=True, exist_ok=True)
+    for name in ("console.log", "results.json"):
+        if (source / name).is_file():
+            shutil.copyfile(source / name, target / name)
+
+
+def boot(tree, arch, configuration, *, results_root=RESULTS_DIR, index=1, **kwargs):
     """One benchmark boot: kunit_run.run_suites (kind "bench", bench lines echoed), then the figures parsed
-    from its console into the results document (key "bench") and its results.json. Returns the document."""
+    from its console into the results document (key "bench") and its results.json, kept as boot @index of
+    this run. Returns the document."""
     label = configuration.results_name(arch)
     result_dir = Path(results_root) / label
     for name in (bench_report.TABLE_FILE, bench_report.JSON_FILE, bench_report.SVG_FILE):
@@ -65,12 +93,14 @@ def boot(tree, arch, configuration, *, results_root=RESULTS_DIR, **kwargs):
     for problem in problems:
         progress("bench", problem, label)
     (result_dir / "results.json").write_text(json.dumps(document, indent=1) + "\n")
+    keep_boot(arch, configuration.name, index, results_root)
     return document
 
 
-def load_boot(arch, config, engine, results_root):
-    """The Boot of one configuration from its results dir: results.json when there, else the console alone."""
-    result_dir = Path(results_root) / f"{arch}-{config}"
+def load_boot(arch, config, engine, results_root, result_dir=None, index=0):
+    """The Boot of one configuration from its results dir (or @result_dir, a kept boot): results.json when
+    there, else the console alone."""
+    result_dir = Path(result_dir or Path(results_root) / f"{arch}-{config}")
     console = result_dir / "console.log"
     try:
         document = json.loads((result_dir / "results.json").read_text())
@@ -87,12 +117,26 @@ def load_boot(arch, config, engine, results_root):
     run = bench_parse.parse_file(console) if console.is_file() else bench_parse.BenchRun.from_dict(
         document.get("bench"))
     return bench_report.Boot(engine, config, rel(console) if console.is_file() else None, document.get("status"),
-                             list(document.get("problems", [])), run)
+                             list(document.get("problems", [])), run, index)
+
+
+def kept_boots(arch, results_root, configs):
+    """The Boots kept by the last `make bench` in <arch>-bench-boots/, in boot order, or [] if none."""
+    engines = dict(configs)
+    found = []
+    for path in boots_dir(arch, results_root).glob("*-*"):
+        number, _, config = path.name.partition("-")
+        if number.isdigit() and config in engines:
+            found.append((int(number), [name for name, _ in configs].index(config), config, path))
+    several = len({number for number, *_ in found}) > 1
+    return [load_boot(arch, config, engines[config], results_root, path, number if several else 0)
+            for number, _, config, path in sorted(found)]
 
 
 def report(arch, results_root=RESULTS_DIR, configs=CONFIGS):
     """Print and write one arch's report from its boots' results dirs; True when every boot finished."""
-    boots = [load_boot(arch, config, engine, results_root) for config, engine in configs]
+    boots = kept_boots(arch, results_root, configs) or [load_boot(arch, config, engine, results_root)
+                                                         for config, engine in configs]
     if not any(boot.console or boot.run_status for boot in boots):
         raise ToolError(f"no benchmark results for {arch} in {rel(results_root)} "
                         f"({', '.join(f'{arch}-{config}' for config, _ in configs)})",

@@ -13,7 +13,7 @@ is a cross on the x axis, listed under the panel.
 import math
 from xml.sax.saxutils import escape
 
-from bench_analysis import COST_WORKLOADS, TCG_NOTE, apis_of
+from bench_analysis import COST_WORKLOADS, apis_of, note_for
 
 WIDTH, HEIGHT = 1000, 550
 PANEL_TOP, PANEL_HEIGHT = 135, 320
@@ -129,8 +129,15 @@ def panel(run, workload, left, apis):
     return out
 
 
+def boots_note(run):
+    """How several boots were folded into one line per API."""
+    runs = getattr(run, "runs", None)
+    return f" (each the median over {len(runs)} boots)" if runs else ""
+
+
 def render(arch, run, boot="highres"):
-    """The whole SVG document for one arch's boot (a bench_parse.BenchRun)."""
+    """The whole SVG document for one arch's boot (a bench_parse.BenchRun), or the medians of several boots
+    (a bench_boots.BootSet)."""
     apis = [api for api in apis_of({boot: run})
             if any(e["api"] == api and e["workload"] in COST_WORKLOADS for e in run.results + run.skips)]
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
@@ -139,9 +146,9 @@ def render(arch, run, boot="highres"):
            f'<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>',
            text(WIDTH / 2, 28, f"ktimer_bench, {arch}: cost per operation against timers queued ({boot} boot)",
                 17, extra=' font-weight="bold"'),
-           text(WIDTH / 2, 48, TCG_NOTE, 12, extra=' fill="#a00"'),
-           text(WIDTH / 2, 65, "line and dot: median; whisker: p99. n=0 is drawn one decade left of the "
-                               "smallest n, past the axis break.", 11, extra=' fill="#444"')]
+           text(WIDTH / 2, 48, note_for(arch), 12, extra=' fill="#a00"'),
+           text(WIDTH / 2, 65, "line and dot: median; whisker: p99" + boots_note(run) + ". n=0 is drawn one "
+                               "decade left of the smallest n, past the axis break.", 11, extra=' fill="#444"')]
     if not run.complete:
         out.append(text(WIDTH / 2, 82, "INCOMPLETE: this boot did not finish the benchmark (crash or timeout); "
                                        "partial figures", 12, extra=' fill="#a00" font-weight="bold"'))

@@ -187,11 +187,19 @@ def cmd_bench(args):
     for arch in args.arches:
         get_arch(arch)
     configurations = matrix.load(Path(args.matrix)).select([name for name, _ in bench_run.CONFIGS])
+    if args.boots < 1:
+        raise ToolError(f"--boots {args.boots}: at least one boot is needed", "use BOOTS=1 or more")
     unfinished = []
     for arch in args.arches:
         if not args.report_only:
-            run_configurations(args, [arch], configurations, lambda arch, configuration, boot_only: bench_run.boot(
-                Path(args.tree), arch, configuration, boot_only=boot_only, **run_options(args)), [])
+            bench_run.forget_boots(arch, Path(args.results_dir))
+            for index in range(1, args.boots + 1):
+                if args.boots > 1:
+                    progress("bench", f"boot {index} of {args.boots}", arch)
+                run_configurations(args, [arch], configurations,
+                                   lambda arch, configuration, boot_only: bench_run.boot(
+                                       Path(args.tree), arch, configuration, boot_only=boot_only or index > 1,
+                                       index=index, **run_options(args)), [])
         if not bench_run.report(arch, Path(args.results_dir)):
             unfinished.append(arch)
     if unfinished:
@@ -396,6 +404,8 @@ def build_parser():
     command.add_argument("--no-ccache", action="store_true", help="do not compile through ccache")
     command.add_argument("--report-only", action="store_true",
                          help="no build or boot: report the consoles of the last run again")
+    command.add_argument("--boots", type=int, default=5,
+                         help="boots per configuration (default 5); ratios: median and range over them")
 
     command = add("summary", cmd_summary, "print the results table; exit non-zero on any failure")
     command.add_argument("arches", nargs="*", default=list(DEFAULT_ARCHES), help=arch_help)

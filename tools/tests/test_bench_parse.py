@@ -162,9 +162,10 @@ class LineFormatTest(unittest.TestCase):
         self.assertIn("a second `begin`", run.problems[0])
 
     def test_another_format_version_is_read_with_a_warning(self):
-        run = parse(BEGIN.replace("version=1", "version=2"), END)
+        run = parse(BEGIN.replace("version=1", "version=3"), END)
         self.assertTrue(run.complete)
-        self.assertIn("format version 2", run.problems[0])
+        self.assertIn("format version 3", run.problems[0])
+        self.assertEqual(parse(BEGIN.replace("version=1", "version=2"), END).problems, [])
 
 
 class PartialRunTest(TempDirTestCase):

@@ -32,14 +32,14 @@ class TextTest(unittest.TestCase):
         self.assertEqual(start_stop_0.split()[4:], ["812", "900", "-", "400", "0.90", "-", "2.03"])
         self.assertIn("per-CPU (bytes)    2368      320         n/a", lines)
         goals = [line for line in lines if line.startswith("  ")]
-        self.assertEqual([line.split()[0] for line in goals], ["met", "MISSED", "met", "met", "MISSED", "met"])
+        self.assertEqual([line.split()[0] for line in goals], ["met", "MISSED", "met", "met", "not", "met", "not", "met"])
         self.assertIn("cost modify", goals[1])
 
     def test_the_first_real_run(self):
         lines = bench_report.text_lines("i386", [boot("highres", "real-i386-bench-highres.log"),
                                                  boot("lowres", "real-i386-bench-lowres.log")])
         goals = [line.split()[0] for line in lines if line.startswith("  ")]
-        self.assertEqual(goals, ["MISSED", "MISSED", "MISSED", "MISSED", "met", "MISSED"])
+        self.assertEqual(goals, ["MISSED", "MISSED", "MISSED", "MISSED", "not", "met", "not", "MISSED"])
         latency = next(line for line in lines if line.startswith("highres  latency"))
         self.assertEqual(latency.split()[4:], ["99282", "109929", "226843", "37004612", "0.90", "0.44", "0.0027"])
         self.assertIn("(hrtimer grew 4.16x)", next(line for line in lines if "growth start_stop" in line))
@@ -75,8 +75,8 @@ class TextTest(unittest.TestCase):
         lines = bench_report.text_lines("i386", [Boot("lowres", "bench-lowres", "c.log", "PASS", [], run)])
         self.assertIn("  warning: the bench-lowres boot was meant to run the lowres engine, its begin line says "
                       "engine=highres: its figures are shown as highres", lines)
-        self.assertIn("note: [lowres] console line 2: ktimer_bench: calibrating", lines)
-        self.assertTrue(any(line.startswith("warning: [lowres] console line 3: malformed result") for line in lines))
+        self.assertIn("note: [lowres boot] console line 2: ktimer_bench: calibrating", lines)
+        self.assertTrue(any(line.startswith("warning: [lowres boot] console line 3: malformed result") for line in lines))
 
 
 class WriteTest(TempDirTestCase):
@@ -90,8 +90,10 @@ class WriteTest(TempDirTestCase):
         self.assertEqual(saved["rows"][0], {"boot": "highres", "workload": "start_stop", "n": 0,
                                             "metric": "median_ns",
                                             "values": {"ktimer": 812, "hrtimer": 900, "timer_list": 400},
-                                            "ratios": {"hrtimer": 812 / 900, "timer_list": 812 / 400}})
-        self.assertEqual([goal["status"] for goal in saved["goals"]], ["met", "missed", "met", "met", "missed", "met"])
+                                            "ratios": {"hrtimer": 812 / 900, "timer_list": 812 / 400},
+                                            "ranges": {}})
+        self.assertEqual([goal["status"] for goal in saved["goals"]],
+                         ["met", "missed", "met", "met", "not measured", "met", "not measured", "met"])
         self.assertEqual(saved["boots"][1]["bench"]["begin"]["engine"], "lowres")
         self.assertTrue((self.tmp / "i386-bench" / "bench.svg").read_text().startswith("<svg"))
 

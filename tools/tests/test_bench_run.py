@@ -59,10 +59,11 @@ class BenchCommandTest(TempDirTestCase):
         os.environ["FAKE_CONSOLE_HIGHRES"] = highres if highres == "build-error" else str(DATA_DIR / highres)
         os.environ["FAKE_CONSOLE_LOWRES"] = lowres if lowres == "build-error" else str(DATA_DIR / lowres)
 
-    def bench(self, *args):
+    def bench(self, *args, boots=1):
         # the repository's matrix, fragments and kernel/ (the suites the bench boots expect)
         return quiet(ktimers.main, ["bench", "--tree", str(self.tree), "--results-dir", str(self.results),
-                                    "--kunit-build-dir", str(self.tmp / "kunit"), "--no-ccache", *args])
+                                    "--kunit-build-dir", str(self.tmp / "kunit"), "--no-ccache",
+                                    "--boots", str(boots), *args])
 
     def calls(self):
         return [json.loads(line) for line in self.argv_file.read_text().splitlines()]
@@ -86,7 +87,7 @@ class BenchCommandTest(TempDirTestCase):
                       "p99_ns=1500", out)
         self.assertIn("[bench] [i386-bench-lowres] ktimer_bench: end elapsed_ms=12345", out)
         self.assertIn("=== ktimer_bench, i386 ===", out)
-        self.assertIn("Under software emulation (QEMU TCG) absolute figures are meaningless", out)
+        self.assertIn("emulated: under software emulation (QEMU TCG) absolute figures are meaningless", out)
         self.assertIn("highres boot (bench): complete, 45.7 s in the guest", out)
         self.assertRegex(out, r"highres\s+modify\s+median_ns\s+1000000\s+1530\s+1470\s+-\s+skip: nomem\s+1\.04\s+-\s+-")
         self.assertIn("MISSED", out)
@@ -95,11 +96,36 @@ class BenchCommandTest(TempDirTestCase):
         saved = json.loads((self.results / "i386-bench" / "bench.json").read_text())
         self.assertTrue(saved["complete"])
         self.assertEqual([boot["name"] for boot in saved["boots"]], ["highres", "lowres"])
-        self.assertEqual(saved["boots"][1]["console"], str(self.results / "i386-bench-lowres" / "console.log"))
+        self.assertEqual(saved["boots"][1]["console"],
+                         str(self.results / "i386-bench-boots" / "1-bench-lowres" / "console.log"))
         document = json.loads((self.results / "i386-bench" / "results.json").read_text())
         self.assertEqual((document["kind"], document["status"]), ("bench", "PASS"))
         self.assertEqual(document["bench"]["status"], "complete")
         self.assertEqual(document["expected_suites"], ["ktimer_modes"])
+
+    def test_boots_n_times_builds_once_and_reports_the_ratios_range(self):
+        code, out, err = self.bench("i386", boots=3)
+        self.assertEqual(code, 0, err)
+        self.assertEqual([argv[1] for argv in self.calls()], ["run"] + ["exec"] * 5)
+        for index in (1, 2, 3):
+            self.assertIn(f"[bench] [i386] boot {index} of 3", out)
+            self.assertIn(f"highres boot {index} (bench): complete", out)
+            self.assertTrue((self.results / "i386-bench-boots" / f"{index}-bench-lowres" / "console.log").is_file())
+        # the same console thrice: each ratio's range is that one value
+        self.assertRegex(out, r"highres\s+start_stop\s+median_ns\s+0\s+812\s+900\s+-\s+400\s+0\.90 \(0\.90-0\.90\)")
+        saved = json.loads((self.results / "i386-bench" / "bench.json").read_text())
+        self.assertEqual([(boot["name"], boot["index"]) for boot in saved["boots"]],
+                         [(name, index) for index in (1, 2, 3) for name in ("highres", "lowres")])
+        row = next(row for row in saved["rows"] if (row["workload"], row["n"]) == ("start_stop", 0))
+        self.assertEqual(row["ranges"]["hrtimer"]["boots"], 3)
+        # a new run forgets the boots of the last one
+        self.bench("i386", boots=1)
+        self.assertFalse((self.results / "i386-bench-boots" / "2-bench").exists())
+
+    def test_boots_must_be_positive(self):
+        code, _, err = self.bench("i386", boots=0)
+        self.assertNotEqual(code, 0)
+        self.assertIn("at least one boot", err)
 
     def test_the_boots_are_recorded_with_their_figures_and_kept_out_of_the_report(self):
         self.bench("i386")
