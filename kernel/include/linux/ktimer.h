@@ -24,41 +24,44 @@ struct ktimer_base;
 
 /**
  * struct ktimer - a timer on one clock
- * @node:	queue linkage; empty while the timer is not queued (internal)
  * @base:	per-CPU clock base the timer belongs to (internal)
+ * @node:	queue linkage; empty while the timer is not queued (internal)
  * @expires:	absolute expiry time on the timer's clock
- * @expired:	the clock's time when the timer last expired or when a start
- *		refused its expiry (a stop leaves it alone)
- * @interval:	period; a value > 0 re-arms the timer after each expiry
+ * @function:	callback, run from the timer softirq with @data
+ * @data:	argument passed to @function
+ * @pass:	expiry pass of @base in which the timer was queued (internal)
  * @overrun:	number of periods added by %KTIMER_FORWARD, %KTIMER_REARM
  *		and the automatic re-arm of periodic timers (saturates at
  *		U32_MAX; forward_ktimer() returns the full 64-bit count)
- * @pass:	expiry pass of @base in which the timer was queued (internal)
- * @function:	callback, run from the timer softirq with @data
- * @data:	argument passed to @function
+ * @interval:	period; a value > 0 re-arms the timer after each expiry
+ * @expired:	the clock's time when the timer last expired or when a start
+ *		refused its expiry (a stop leaves it alone)
  *
  * A timer must be initialised with init_ktimer_mono(), init_ktimer_real()
  * or ktimer_init() before use.  The caller then sets @function, @data and,
  * for a periodic timer, @interval.
  *
- * The layout is for a big tree's cache lines: @base follows @node, so that
- * on 32-bit arches that align 64-bit values to 8 bytes it fills the hole
- * after the 12-byte rb_node, and a start or stop finds the lock it needs
- * next to the queue linkage and the expiry.  @overrun is 32 bits, as the
- * posting's int was, and the stopped-in-callback state lives in the base,
- * which only needs it for the one running timer: 56 bytes on 32-bit
- * arches (72 on ARM before), 80 on 64-bit ones (88 before).
+ * The layout is for the cache lines of a big queue.  A walk down the tree
+ * reads the child links of @node and @expires: they are adjacent, as in a
+ * timerqueue_node, with @base before them (on 32-bit arches that align
+ * 64-bit values to 8 bytes it fills the hole a 12-byte rb_node would leave
+ * before @expires).  Everything a start, a stop and an expiry touch comes
+ * next, and what only periodic timers and readers of the 2005 fields use
+ * comes last: on 64-bit arches the first 64 bytes hold all but @interval
+ * and @expired.  @overrun is 32 bits, as the posting's int was, and the
+ * stopped-in-callback state lives in the base, which only needs it for the
+ * one running timer: 56 bytes on 32-bit arches, 80 on 64-bit ones.
  */
 struct ktimer {
-	struct rb_node		node;
 	struct ktimer_base	*base;
+	struct rb_node		node;
 	ktime_t			expires;
-	ktime_t			expired;
-	ktime_t			interval;
-	u32			overrun;
-	unsigned int		pass;
 	void			(*function)(void *data);
 	void			*data;
+	unsigned int		pass;
+	u32			overrun;
+	ktime_t			interval;
+	ktime_t			expired;
 };
 
 /*

@@ -51,7 +51,8 @@
 #define CREATE_TRACE_POINTS
 #include <trace/events/ktimer.h>
 
-DEFINE_PER_CPU(struct ktimer_cpu_bases, ktimer_cpu_bases);
+/* Aligned: the first base's start and stop fields share one cache line */
+DEFINE_PER_CPU_ALIGNED(struct ktimer_cpu_bases, ktimer_cpu_bases);
 
 struct ktimer_clock *ktimer_clocks[KTIMER_MAX_CLOCKS];
 static DEFINE_MUTEX(ktimer_clocks_mutex);
@@ -181,10 +182,13 @@ static void ktimer_program_event(struct ktimer_base *base, ktime_t expires)
 {
 	lockdep_assert_held(&base->lock);
 
-	if (base->clock->flags & KTIMER_CLOCK_MANUAL || base->expiring)
-		return;
-	/* A fired event is no longer queued, whatever next_event says */
+	/*
+	 * Armed early enough already: the common case, tested first.  A
+	 * fired event is no longer queued, whatever next_event says.
+	 */
 	if (expires >= base->next_event && hrtimer_is_queued(&base->event))
+		return;
+	if (base->expiring || base->clock->flags & KTIMER_CLOCK_MANUAL)
 		return;
 	if (WARN_ON_ONCE(base->cpu != smp_processor_id()))
 		return;
@@ -195,7 +199,7 @@ static void ktimer_program_event(struct ktimer_base *base, ktime_t expires)
 			       HRTIMER_MODE_ABS_PINNED_HARD);
 }
 
-static void ktimer_enqueue(struct ktimer *timer, struct ktimer_base *base)
+static __always_inline void ktimer_enqueue(struct ktimer *timer, struct ktimer_base *base)
 {
 	ktimer_debug_activate(timer);
 	timer->pass = base->pass;
@@ -204,7 +208,7 @@ static void ktimer_enqueue(struct ktimer *timer, struct ktimer_base *base)
 		ktimer_program_event(base, timer->expires);
 }
 
-static void ktimer_dequeue(struct ktimer *timer, struct ktimer_base *base)
+static __always_inline void ktimer_dequeue(struct ktimer *timer, struct ktimer_base *base)
 {
 	ktimer_debug_deactivate(timer);
 	rb_erase_cached(&timer->node, &base->queue);
@@ -212,7 +216,13 @@ static void ktimer_dequeue(struct ktimer *timer, struct ktimer_base *base)
 	base->count--;
 }
 
-static struct ktimer_base *ktimer_base_unlocked(const struct ktimer *timer)
+/*
+ * The helpers of the start and stop paths are always inlined: a start or a
+ * stop costs 20-30 ns natively, and each call of these small functions
+ * measurably added to it (issue 18's profile under User Mode Linux).
+ */
+static __always_inline struct ktimer_base *
+ktimer_base_unlocked(const struct ktimer *timer)
 {
 	struct ktimer_base *base;
 
@@ -221,8 +231,8 @@ static struct ktimer_base *ktimer_base_unlocked(const struct ktimer *timer)
 	return base;
 }
 
-static struct ktimer_base *ktimer_lock_base(const struct ktimer *timer,
-					    unsigned long *flags)
+static __always_inline struct ktimer_base *
+ktimer_lock_base(const struct ktimer *timer, unsigned long *flags)
 {
 	struct ktimer_base *base;
 
@@ -245,11 +255,13 @@ static struct ktimer_base *ktimer_lock_base(const struct ktimer *timer,
 static struct ktimer_base *ktimer_switch_base(struct ktimer *timer,
 					      struct ktimer_base *base)
 {
-	struct ktimer_base *local = ktimer_local_base(base->clock->index);
+	struct ktimer_base *local;
 
-	if (base == local || base->running == timer)
+	if (likely(base->cpu == smp_processor_id()) || base->running == timer)
 		return base;
 
+	/* The same slot on this CPU: the slot is the index in the array */
+	local = ktimer_local_base(base - ktimer_cpu_base(base->cpu, 0));
 	WRITE_ONCE(timer->base, &ktimer_migrating_base);
 	raw_spin_unlock(&base->lock);
 	raw_spin_lock(&local->lock);
@@ -306,7 +318,7 @@ static int ktimer_set_expiry(struct ktimer *timer, struct ktimer_clock *clock,
 	return -ETIME;
 }
 
-static int ktimer_check_timer(struct ktimer *timer)
+static __always_inline int ktimer_check_timer(struct ktimer *timer)
 {
 	if (WARN_ON_ONCE(!timer))
 		return -EINVAL;
@@ -318,8 +330,8 @@ static int ktimer_check_timer(struct ktimer *timer)
 }
 
 /* Everything a caller can get wrong, checked before anything changes. */
-static int ktimer_check_start(struct ktimer *timer, const ktime_t *tim,
-			      int mode)
+static __always_inline int ktimer_check_start(struct ktimer *timer, const ktime_t *tim,
+					      int mode)
 {
 	int how = mode & ~KTIMER_NOCHECK;
 
@@ -339,37 +351,61 @@ static int ktimer_check_start(struct ktimer *timer, const ktime_t *tim,
 }
 
 /*
+ * @timer, the earliest of @base, has its new expiry: if that is still
+ * before the next timer's, the queue's order holds and the timer stays
+ * where it is, as if dequeued and queued again (a tie with the next timer
+ * does not hold: a restarted timer goes behind the timers waiting at its
+ * expiry).  Saves the two tree operations a modify costs otherwise.
+ * Returns false, changing nothing, when the timer must be requeued.
+ */
+static bool ktimer_requeue_in_place(struct ktimer *timer,
+				    struct ktimer_base *base)
+{
+	struct rb_node *next = rb_next(&timer->node);
+
+	if (next && timer->expires >= rb_entry(next, struct ktimer, node)->expires)
+		return false;
+	timer->pass = base->pass;
+	ktimer_program_event(base, timer->expires);
+	return true;
+}
+
+/*
  * Start or restart @timer.  Returns -EBUSY if it is pending and @must_idle,
  * otherwise whether it was pending, or -ETIME.
  */
-static int ktimer_arm(struct ktimer *timer, const ktime_t *tim, int mode,
-		      bool must_idle)
+static __always_inline int ktimer_arm(struct ktimer *timer, const ktime_t *tim,
+				      int mode, bool must_idle)
 {
 	struct ktimer_base *base;
 	unsigned long flags;
 	int was_pending, ret;
+	bool in_place;
 
 	ret = ktimer_check_start(timer, tim, mode);
 	if (ret)
 		return ret;
 
 	base = ktimer_lock_base(timer, &flags);
-	if (WARN_ON_ONCE(!base->clock)) {
-		ret = -EINVAL;
+	was_pending = ktimer_active(timer);
+	if (was_pending && must_idle) {
+		ret = -EBUSY;
 		goto unlock;
 	}
-
-	was_pending = ktimer_active(timer);
-	if (was_pending) {
-		if (must_idle) {
-			ret = -EBUSY;
-			goto unlock;
-		}
+	/*
+	 * The earliest timer of this CPU's base (a lone timer, a watchdog
+	 * pushed forward) may keep its place: see ktimer_requeue_in_place().
+	 */
+	in_place = was_pending && base->cpu == smp_processor_id() &&
+		   base->queue.rb_leftmost == &timer->node;
+	if (was_pending && !in_place)
 		ktimer_dequeue(timer, base);
-	}
 
 	base = ktimer_switch_base(timer, base);
-	/* The clock may be going away (ktimer_unregister_clock()) */
+	/*
+	 * The clock may be going away (ktimer_unregister_clock()); it closes
+	 * only bases without timers, so a pending timer never sees this.
+	 */
 	if (WARN_ON_ONCE(!base->clock)) {
 		ret = -EINVAL;
 		goto unlock;
@@ -382,8 +418,13 @@ static int ktimer_arm(struct ktimer *timer, const ktime_t *tim, int mode,
 	 */
 	if (base->running == timer)
 		base->running_stopped = ret != 0;
+	if (!in_place || ret || !ktimer_requeue_in_place(timer, base)) {
+		if (in_place)
+			ktimer_dequeue(timer, base);
+		if (!ret)
+			ktimer_enqueue(timer, base);
+	}
 	if (!ret) {
-		ktimer_enqueue(timer, base);
 		trace_ktimer_start(timer, mode);
 		ret = was_pending;
 	}
@@ -868,7 +909,13 @@ static void ktimer_run_base(struct ktimer_base *base)
 	}
 	base->expiring = false;
 
-	base->next_event = KTIME_MAX;
+	/*
+	 * Re-arm the event if it fired, or if a callback queued a timer
+	 * earlier than it is armed for.  A run that the softirq made for
+	 * another reason (the timer wheel raises it too) finds the event
+	 * armed early enough and leaves it alone: no hrtimer restart, no
+	 * reprogramming.
+	 */
 	timer = ktimer_first(base);
 	if (timer)
 		ktimer_program_event(base, timer->expires);
@@ -1011,6 +1058,16 @@ void init_ktimer_real(struct ktimer *timer)
 }
 EXPORT_SYMBOL_GPL(init_ktimer_real);
 
+/*
+ * The wake-up event, in hard interrupt context, only raises the softirq.
+ * It does not re-arm itself for the next timer: the expiry run does that
+ * at its end, after catching up with the timers that fell due meanwhile.
+ * Re-arming here saves one reprogramming per wake-up when timers are
+ * sparse, but when they are dense it makes the device interrupt again
+ * for timers the run would have caught up with: measured under User Mode
+ * Linux, that doubled the p99 lateness (docs/design.md, "The wake-up
+ * event").  hrtimers with softirq callbacks make the same choice.
+ */
 static enum hrtimer_restart ktimer_event_fn(struct hrtimer *event)
 {
 	raise_softirq_irqoff(TIMER_SOFTIRQ);

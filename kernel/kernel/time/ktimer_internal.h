@@ -15,31 +15,34 @@
 /**
  * struct ktimer_base - the queue of one clock on one CPU
  * @lock:		protects the queue and the state of its timers
+ * @count:		number of pending timers
  * @queue:		pending timers ordered by expiry, ties in start order
  * @clock:		the clock; NULL while the slot is not registered
  * @running:		timer whose callback runs right now, or NULL
- * @running_task:	task in whose context @running's callback runs
- * @count:		number of pending timers
+ * @next_event:		expiry @event is armed for, KTIME_MAX if none
  * @pass:		incremented at each expiry run
+ * @cpu:		the CPU the base belongs to
  * @expiring:		an expiry run is in progress and reprograms at its end
  * @running_stopped:	@running was stopped from its own callback: no
  *			automatic re-arm of its period
- * @cpu:		the CPU the base belongs to
- * @next_event:		expiry @event is armed for, KTIME_MAX if none
+ * @running_task:	task in whose context @running's callback runs
  * @event:		wakes the CPU for the earliest expiry
+ *
+ * Everything a start or a stop reads comes before @running_task, within
+ * 64 bytes on 64-bit arches; the expiry run and @event follow.
  */
 struct ktimer_base {
 	raw_spinlock_t		lock;
+	unsigned int		count;
 	struct rb_root_cached	queue;
 	struct ktimer_clock	*clock;
 	struct ktimer		*running;
-	struct task_struct	*running_task;
-	unsigned int		count;
+	ktime_t			next_event;
 	unsigned int		pass;
+	unsigned int		cpu;
 	bool			expiring;
 	bool			running_stopped;
-	unsigned int		cpu;
-	ktime_t			next_event;
+	struct task_struct	*running_task;
 	struct hrtimer		event;
 };
 
@@ -47,7 +50,7 @@ struct ktimer_cpu_bases {
 	struct ktimer_base	base[KTIMER_MAX_CLOCKS];
 };
 
-DECLARE_PER_CPU(struct ktimer_cpu_bases, ktimer_cpu_bases);
+DECLARE_PER_CPU_ALIGNED(struct ktimer_cpu_bases, ktimer_cpu_bases);
 
 /* Registered clocks by slot; written under ktimer_clocks_mutex */
 extern struct ktimer_clock *ktimer_clocks[KTIMER_MAX_CLOCKS];
