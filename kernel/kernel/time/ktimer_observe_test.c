@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for what ktimers show of themselves: the trace events and
- * the /sys/kernel/debug/ktimers listing.
+ * KUnit tests for what ktimers show of themselves: the trace events, the
+ * /sys/kernel/debug/ktimers listing, and the lock round trips lockdep
+ * counts.
  */
 
 #include <kunit/test.h>
 #include <kunit/visibility.h>
 #include <linux/align.h>
+#include <linux/bottom_half.h>
 #include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/hrtimer.h>
 #include <linux/kernel.h>
 #include <linux/ktimer.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -19,6 +24,10 @@
 #include <linux/trace_events.h>
 
 #include "ktimer_internal.h"
+
+#ifdef CONFIG_LOCKDEP
+#include <trace/events/lock.h>
+#endif
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
@@ -384,9 +393,149 @@ static void ktimer_debugfs_listing_test(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, expect));
 }
 
+#ifdef CONFIG_LOCKDEP
+
+/*
+ * Acquisitions of the timer bases' locks, counted through lockdep's
+ * lock_acquire tracepoint: the ktimer base's lock, and the hrtimer CPU
+ * base's lock, which hrtimers take and a ktimer takes to arm its wake-up
+ * event.  Only acquisitions on the counting CPU count, and the operations
+ * run with interrupts off there, so nothing else adds to the count.
+ */
+static struct {
+	const struct lockdep_map *ktimer_lock;
+	const struct lockdep_map *hrtimer_lock;
+	int cpu;
+	unsigned int count;
+} lock_count = { .cpu = -1 };
+
+static void count_timer_lock(void *data, struct lockdep_map *lock,
+			     unsigned int subclass, int trylock, int read,
+			     int check, struct lockdep_map *next_lock,
+			     unsigned long ip)
+{
+	if (raw_smp_processor_id() == READ_ONCE(lock_count.cpu) && in_task() &&
+	    (lock == lock_count.ktimer_lock || lock == lock_count.hrtimer_lock))
+		lock_count.count++;
+}
+
+static enum hrtimer_restart lock_count_hrtimer_fn(struct hrtimer *timer)
+{
+	return HRTIMER_NORESTART;
+}
+
+static void lock_count_ktimer_fn(void *data)
+{
+}
+
+struct lock_case {
+	struct ktimer	earlier;	/* keeps the wake-up event armed */
+	struct ktimer	ktimer;
+	struct hrtimer	hrtimer;
+};
+
+#define COUNT_LOCKS(ops) ({ lock_count.count = 0; ops; lock_count.count; })
+
+/*
+ * Timer-base lock round trips per operation, for ktimers and hrtimers in
+ * the same way: a start and a stop take one each (the wake-up event is
+ * armed for an earlier timer already), as an hrtimer start and cancel do;
+ * a modify of a pending timer takes one.  A start that becomes the new
+ * earliest expiry takes one more, the hrtimer base's, to re-arm the
+ * wake-up event: the price of running on top of hrtimers.  An expiry run
+ * with nothing due (the timer wheel raises the softirq too) takes the
+ * base's lock once and leaves the armed event alone.
+ */
+static void ktimer_lock_round_trips_test(struct kunit *test)
+{
+	struct lock_case *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	unsigned int start_stop[2], modify[2], earliest[2], idle_run;
+	ktime_t now = ktime_get(), hour = 3600LL * NSEC_PER_SEC;
+	ktime_t earlier = now + hour, later = now + 2 * hour;
+	ktime_t latest = now + 3 * hour, past = 1;
+	const struct cpumask *here;
+	unsigned long flags;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	here = cpumask_of(raw_smp_processor_id());
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, here), 0);
+	KUNIT_ASSERT_EQ(test, register_trace_lock_acquire(count_timer_lock, NULL), 0);
+
+	local_irq_save(flags);
+	init_ktimer_mono(&c->earlier);
+	init_ktimer_mono(&c->ktimer);
+	c->earlier.function = lock_count_ktimer_fn;
+	c->ktimer.function = lock_count_ktimer_fn;
+	hrtimer_init(&c->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED);
+	c->hrtimer.function = lock_count_hrtimer_fn;
+	start_ktimer(&c->earlier, &earlier, KTIMER_ABS);
+	lock_count.ktimer_lock = &c->ktimer.base->lock.dep_map;
+	lock_count.hrtimer_lock = &c->hrtimer.base->cpu_base->lock.dep_map;
+	WRITE_ONCE(lock_count.cpu, smp_processor_id());
+
+	start_stop[0] = COUNT_LOCKS(start_ktimer(&c->ktimer, &later, KTIMER_ABS);
+				    try_to_stop_ktimer(&c->ktimer));
+	start_stop[1] = COUNT_LOCKS(hrtimer_start(&c->hrtimer, later,
+						  HRTIMER_MODE_ABS_PINNED);
+				    hrtimer_try_to_cancel(&c->hrtimer));
+	start_ktimer(&c->ktimer, &later, KTIMER_ABS);
+	hrtimer_start(&c->hrtimer, later, HRTIMER_MODE_ABS_PINNED);
+	modify[0] = COUNT_LOCKS(modify_ktimer(&c->ktimer, &latest, KTIMER_ABS));
+	modify[1] = COUNT_LOCKS(hrtimer_start(&c->hrtimer, latest,
+					      HRTIMER_MODE_ABS_PINNED));
+	try_to_stop_ktimer(&c->ktimer);
+	hrtimer_try_to_cancel(&c->hrtimer);
+	WRITE_ONCE(lock_count.cpu, -1);
+	local_irq_restore(flags);
+
+	/* Bottom halves off, as in the softirq; interrupts are not counted */
+	local_bh_disable();
+	WRITE_ONCE(lock_count.cpu, smp_processor_id());
+	idle_run = COUNT_LOCKS(ktimer_run_queues());
+	WRITE_ONCE(lock_count.cpu, -1);
+	local_bh_enable();
+
+	local_irq_save(flags);
+	WRITE_ONCE(lock_count.cpu, smp_processor_id());
+	/* Long past, NOCHECK: earlier than anything, fires only once irqs are on */
+	earliest[0] = COUNT_LOCKS(start_ktimer(&c->ktimer, &past,
+					       KTIMER_ABS | KTIMER_NOCHECK);
+				  try_to_stop_ktimer(&c->ktimer));
+	earliest[1] = COUNT_LOCKS(hrtimer_start(&c->hrtimer, past,
+						HRTIMER_MODE_ABS_PINNED);
+				  hrtimer_try_to_cancel(&c->hrtimer));
+	WRITE_ONCE(lock_count.cpu, -1);
+	local_irq_restore(flags);
+
+	stop_ktimer(&c->earlier);
+	unregister_trace_lock_acquire(count_timer_lock, NULL);
+	tracepoint_synchronize_unregister();
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+
+	kunit_info(test, "timer-base lock acquisitions, ktimer/hrtimer: start+stop %u/%u, modify %u/%u, start+stop of the earliest %u/%u; expiry run, nothing due: %u\n",
+		   start_stop[0], start_stop[1], modify[0], modify[1],
+		   earliest[0], earliest[1], idle_run);
+	KUNIT_EXPECT_EQ(test, start_stop[0], 2);
+	KUNIT_EXPECT_LE(test, start_stop[0], start_stop[1]);
+	KUNIT_EXPECT_EQ(test, modify[0], 1);
+	KUNIT_EXPECT_LE(test, modify[0], modify[1]);
+	KUNIT_EXPECT_EQ(test, earliest[0], 3);
+	KUNIT_EXPECT_EQ(test, idle_run, 1);
+}
+
+#else /* !CONFIG_LOCKDEP */
+
+static void ktimer_lock_round_trips_test(struct kunit *test)
+{
+	kunit_skip(test, "needs CONFIG_LOCKDEP (its lock_acquire tracepoint counts)");
+}
+
+#endif /* CONFIG_LOCKDEP */
+
 static struct kunit_case ktimer_observe_cases[] = {
 	KUNIT_CASE(ktimer_trace_events_test),
 	KUNIT_CASE(ktimer_debugfs_listing_test),
+	KUNIT_CASE(ktimer_lock_round_trips_test),
 	{}
 };
 

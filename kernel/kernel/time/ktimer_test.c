@@ -973,6 +973,37 @@ static void ktimer_restart_requeues_behind_ties_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->fired_ids[1], 1);
 }
 
+/*
+ * Modifying the earliest timer: to a time still before the next timer's
+ * it stays first (the core changes it in place), to a time past the next
+ * timer's it goes behind it.  Either way it fires at its new time.
+ */
+static void ktimer_modify_earliest_test(struct kunit *test)
+{
+	struct test_ctx *ctx = test->priv;
+	struct test_timer *a = new_timer(test, 1), *b = new_timer(test, 2);
+	ktime_t sooner = NOW + 5, after_b = NOW + 30;
+
+	start_abs(test, a, NOW + 10);
+	start_abs(test, b, NOW + 20);
+	KUNIT_EXPECT_EQ(test, modify_ktimer(&a->timer, &sooner, KTIMER_ABS), 1);
+	advance_to(NOW + 4);
+	KUNIT_EXPECT_EQ(test, ctx->nfired, 0);
+	advance_to(NOW + 5);
+	KUNIT_ASSERT_EQ(test, ctx->nfired, 1);
+
+	start_abs(test, a, NOW + 10);
+	KUNIT_EXPECT_EQ(test, modify_ktimer(&a->timer, &after_b, KTIMER_ABS), 1);
+	advance_to(NOW + 20);
+	KUNIT_EXPECT_EQ(test, ctx->nfired, 2);
+	KUNIT_EXPECT_EQ(test, a->fired, 1);
+	advance_to(NOW + 30);
+	KUNIT_ASSERT_EQ(test, ctx->nfired, 3);
+	KUNIT_EXPECT_EQ(test, ctx->fired_ids[0], 1);
+	KUNIT_EXPECT_EQ(test, ctx->fired_ids[1], 2);
+	KUNIT_EXPECT_EQ(test, ctx->fired_ids[2], 1);
+}
+
 static void ktimer_partial_run_test(struct kunit *test)
 {
 	struct test_timer *a = new_timer(test, 1), *b = new_timer(test, 2);
@@ -1635,6 +1666,7 @@ static struct kunit_case ktimer_queue_cases[] = {
 	KUNIT_CASE(ktimer_fire_in_expiry_order_test),
 	KUNIT_CASE(ktimer_equal_expiry_fifo_test),
 	KUNIT_CASE(ktimer_restart_requeues_behind_ties_test),
+	KUNIT_CASE(ktimer_modify_earliest_test),
 	KUNIT_CASE(ktimer_partial_run_test),
 	KUNIT_CASE(ktimer_run_catches_up_test),
 	KUNIT_CASE(ktimer_expired_is_run_time_test),
