@@ -8,14 +8,20 @@ smallest n is 100), labelled 0, with a break mark on the axis between it and
 the log part. y is linear from 0: the median in ns per operation, a line per
 API, and a whisker up to the p99. A skipped measurement (reason=nomem, say)
 is a cross on the x axis, listed under the panel.
+
+Below them, one panel of ratios: ktimer/hrtimer per workload against n, the
+median of the per-boot ratios with a whisker from the lowest to the highest
+boot, and a dashed line at 1 (the cost goal).
 """
 
 import math
 from xml.sax.saxutils import escape
 
-from bench_analysis import COST_WORKLOADS, apis_of, note_for
+from bench_analysis import COST_WORKLOADS, apis_of, note_for, spread
 
-WIDTH, HEIGHT = 1000, 550
+WIDTH, HEIGHT = 1000, 900
+RATIO_TOP, RATIO_HEIGHT = 610, 220
+RATIO_COLOURS = {"start_stop": "#d62728", "modify": "#1f77b4"}
 PANEL_TOP, PANEL_HEIGHT = 135, 320
 PANEL_LEFT, PANEL_WIDTH, PANEL_GAP = 80, 380, 100
 COLOURS = {"ktimer": "#d62728", "hrtimer": "#1f77b4", "hrtimer_soft": "#9467bd", "timer_list": "#2ca02c"}
@@ -129,6 +135,54 @@ def panel(run, workload, left, apis):
     return out
 
 
+def ratio_panel(run, left, width):
+    """SVG elements of the ratio panel: ktimer/hrtimer median per workload and n, whiskers low to high."""
+    top, height = RATIO_TOP, RATIO_HEIGHT
+    found = {workload: {} for workload in COST_WORKLOADS}
+    for entry in run.results:
+        if entry["workload"] in found and entry["api"] == "ktimer":
+            value = spread(run, entry["workload"], entry["n"], "median_ns", "hrtimer")
+            if value:
+                found[entry["workload"]][entry["n"]] = value
+    out = [text(left + width / 2, top - 12, "ktimer / hrtimer, per-boot ratios of the median cost", 15,
+                extra=' font-weight="bold"'),
+           f'<rect x="{left}" y="{top}" width="{width}" height="{height}" fill="none" stroke="#999"/>']
+    ns = sorted({n for by_n in found.values() for n in by_n})
+    if not ns:
+        return out + [text(left + width / 2, top + height / 2, "no ratios", 13)]
+    span = decades(ns)
+    values = [v for by_n in found.values() for item in by_n.values() for v in (item.low, item.high)]
+    y_low = min([0.8] + [math.floor(v * 10) / 10 for v in values])
+    y_high = max([1.2] + [math.ceil(v * 10) / 10 for v in values])
+
+    def y_of(value):
+        return top + height - (value - y_low) / (y_high - y_low) * height
+    for step in range(5):
+        value = y_low + (y_high - y_low) * step / 4
+        out.append(text(left - 6, y_of(value) + 4, f"{value:.2f}", 11, "end"))
+    out.append(f'<line x1="{left}" y1="{y_of(1):.1f}" x2="{left + width}" y2="{y_of(1):.1f}" stroke="#555" '
+               'stroke-dasharray="6,4"/>')
+    for n in ns:
+        out.append(text(x_position(n, span, left, width), top + height + 16, label_n(n), 11))
+    for index, (workload, by_n) in enumerate(found.items()):
+        stroke, shift = RATIO_COLOURS.get(workload, colour(workload, index)), (index - 0.5) * OFFSET
+        points = [(x_position(n, span, left, width) + shift, by_n[n]) for n in sorted(by_n)]
+        if len(points) > 1:
+            path = " ".join(f"{'M' if i == 0 else 'L'}{x:.1f},{y_of(item.median):.1f}"
+                            for i, (x, item) in enumerate(points))
+            out.append(f'<path d="{path}" stroke="{stroke}" stroke-width="2" fill="none"/>')
+        for (x, item), n in zip(points, sorted(by_n)):
+            out.append(f'<path d="M{x:.1f},{y_of(item.low):.1f} V{y_of(item.high):.1f}" stroke="{stroke}" '
+                       'stroke-width="1.5" fill="none"/>')
+            out.append(f'<circle cx="{x:.1f}" cy="{y_of(item.median):.1f}" r="3.5" fill="{stroke}" '
+                       f'data-workload="{workload}" data-n="{n}" data-ratio="{item.median:.4f}"><title>{workload} '
+                       f'n={n}: {item.median:.3f} ({item.low:.3f}-{item.high:.3f}, {item.boots} boots)</title></circle>')
+        out.append(f'<line x1="{left + 10 + 110 * index}" y1="{top + 14}" x2="{left + 28 + 110 * index}" '
+                   f'y2="{top + 14}" stroke="{stroke}" stroke-width="3"/>')
+        out.append(text(left + 32 + 110 * index, top + 18, workload, 12, "start"))
+    return out
+
+
 def boots_note(run):
     """How several boots were folded into one line per API."""
     runs = getattr(run, "runs", None)
@@ -159,5 +213,6 @@ def render(arch, run, boot="highres"):
         out.append(text(x + 22, 100, api, 12, "start"))
     for index, workload in enumerate(COST_WORKLOADS):
         out += panel(run, workload, PANEL_LEFT + index * (PANEL_WIDTH + PANEL_GAP), apis)
+    out += ratio_panel(run, PANEL_LEFT, len(COST_WORKLOADS) * PANEL_WIDTH + PANEL_GAP)
     out.append("</svg>")
     return "\n".join(out) + "\n"

@@ -180,10 +180,17 @@ class GoalsTest(unittest.TestCase):
                                                     counted("start_stop", "hrtimer", 0, 0),
                                                     counted("modify", "ktimer", 0, 0.5),
                                                     counted("modify", "hrtimer", 0, 0.25)))
-        self.assertEqual((found.status, found.detail), (MISSED, "more at modify n=0 (0.5 > 0.25)"))
+        self.assertEqual((found.status, found.detail),
+                         (MISSED, "more at modify n=0 (0.5 > 0.25); <= hrtimer_soft's everywhere"))
         found = bench_analysis.reprograms_goal(boot(counted("start_stop", "ktimer", 0, 0),
                                                     counted("start_stop", "hrtimer", 0, 0)))
-        self.assertEqual((found.status, found.detail), (MET, "1 workload and n pairs compared"))
+        self.assertEqual((found.status, found.detail),
+                         (MET, "1 workload and n pairs compared; <= hrtimer_soft's everywhere"))
+        found = bench_analysis.reprograms_goal(boot(counted("wakeups", "ktimer", 1000, 1766),
+                                                    counted("wakeups", "hrtimer", 1000, 896),
+                                                    counted("wakeups", "hrtimer_soft", 1000, 1700)))
+        self.assertEqual(found.detail, "more at wakeups n=1000 (1766 > 896); <= hrtimer_soft's except at "
+                                       "wakeups n=1000")
         self.assertEqual(bench_analysis.reprograms_goal(boot(cost("modify", "ktimer", 0, 1))).status, UNMEASURED)
 
     def test_several_boots_judge_the_median_of_their_ratios(self):

@@ -20,6 +20,8 @@ def markers(root):
     """{(api, n): (x, y)} of the median markers, per panel in document order."""
     panels, current = [], None
     for element in root.iter():
+        if element.tag == f"{SVG}text" and (element.text or "").startswith("ktimer / hrtimer"):
+            break       # the ratio panel
         if element.tag == f"{SVG}text" and element.text in ("start_stop", "modify"):
             current = {}
             panels.append((element.text, current))
@@ -105,6 +107,22 @@ class DocumentTest(unittest.TestCase):
     def test_the_first_real_run(self):
         panels = markers(ET.fromstring(render("real-i386-bench-highres.log")))
         self.assertEqual((len(panels["start_stop"]), len(panels["modify"])), (12, 12))
+
+    def test_the_ratio_panel_shows_each_boots_range(self):
+        from bench_boots import BootSet
+        lines = data_lines("bench-i386-highres.log")
+        slower = [line.replace("api=ktimer n=0 median_ns=812", "api=ktimer n=0 median_ns=990") for line in lines]
+        root = ET.fromstring(bench_svg.render("um", BootSet([bench_parse.parse(lines), bench_parse.parse(slower),
+                                                              bench_parse.parse(lines)])))
+        ratios = {(e.get("data-workload"), int(e.get("data-n"))): e for e in root.iter(f"{SVG}circle")
+                  if e.get("data-workload")}
+        self.assertEqual(len(ratios), 8)         # 2 workloads x 4 n
+        # median of 812/900, 990/900 and 812/900; the title gives the range of the three boots
+        self.assertEqual(ratios[("start_stop", 0)].get("data-ratio"), f"{812 / 900:.4f}")
+        self.assertIn(f"({812 / 900:.3f}-{990 / 900:.3f}, 3 boots)", ratios[("start_stop", 0)].find(f"{SVG}title").text)
+        texts = [element.text for element in root.iter(f"{SVG}text")]
+        self.assertTrue(any(t and t.startswith("native:") for t in texts))
+        self.assertTrue(any("(each the median over 3 boots)" in (t or "") for t in texts))
 
     def test_a_panel_without_figures(self):
         run = bench_parse.parse(["ktimer_bench: begin version=1 engine=highres hz=250",
