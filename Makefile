@@ -194,7 +194,7 @@ sanitizers:
 	@$(KTIMERS) kunit --tree $(TREE) --config kasan --config kcsan --timeout $(LONG_TIMEOUT) $(SANITIZER_ARCHES) || true
 	@$(KTIMERS) summary --config kasan --config kcsan $(SANITIZER_ARCHES)
 
-## bench: the boot-time benchmark per arch in ARCHES: production-like kernel booted twice (highres, lowres), ktimers vs hrtimers vs timer_list; table, bench.svg, bench.json (figures, not pass/fail)
+## bench: the boot-time benchmark per arch in ARCHES (ARCH=um: native, the primary figures): production-like kernel booted BOOTS times per engine (highres, lowres), ktimers vs hrtimers vs timer_list; median and range of the per-boot ratios, event counts; bench.txt, bench.svg, bench.json (figures, not pass/fail)
 # Exits non-zero only when a boot did not finish the benchmark (crash, timeout, build error);
 # the goals it prints are information.
 bench:
