@@ -43,7 +43,7 @@ REQUIRED = {
     "skip": ("workload", "api", "n", "reason"),
     "end": (),
 }
-NUMERIC = {"begin": ("version", "hz", "cpu", "ncpus", "batch", "batches", "counts"),
+NUMERIC = {"begin": ("version", "hz", "cpu", "ncpus", "batch", "batches", "counts", "hres", "hres_wait_ms"),
            "size": ("timer_bytes", "percpu_bytes"), "result": ("n",), "skip": ("n",), "end": ("elapsed_ms",)}
 NAMES = ("workload", "api")     # identifiers: a result's other values are its figures
 # printed once per boot by hrtimer_interrupt() when it gave up catching up (kernel/time/hrtimer.c)

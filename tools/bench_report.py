@@ -65,6 +65,9 @@ class Boot:
         if engine and engine != self.name:
             return (f"the {self.config} boot was meant to run the {self.name} engine, its begin line says "
                     f"engine={engine}: its figures are shown as {engine}")
+        if (self.run.begin or {}).get("hres") == 0:
+            return ("hrtimers had not switched to high resolution when the benchmark began (it waits 10 s): "
+                    "hrtimer figures are those of the tick-driven mode")
         return None
 
     def to_dict(self):

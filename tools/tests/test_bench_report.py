@@ -35,6 +35,13 @@ class TextTest(unittest.TestCase):
         self.assertEqual([line.split()[0] for line in goals], ["met", "MISSED", "met", "met", "not", "met", "not", "met"])
         self.assertIn("cost modify", goals[1])
 
+    def test_a_boot_before_the_high_resolution_switch_is_named(self):
+        run = bench_parse.parse(["ktimer_bench: begin version=2 engine=highres hz=250 hres=0 hres_wait_ms=10000",
+                                 "ktimer_bench: end elapsed_ms=1"])
+        lines = bench_report.text_lines("i386", [bench_report.Boot("highres", "bench", "c.log", "PASS", [], run)])
+        self.assertTrue(any(line.startswith("  warning: hrtimers had not switched to high resolution")
+                            for line in lines))
+
     def test_the_first_real_run(self):
         lines = bench_report.text_lines("i386", [boot("highres", "real-i386-bench-highres.log"),
                                                  boot("lowres", "real-i386-bench-lowres.log")])

@@ -884,6 +884,28 @@ out:
 
 static DECLARE_COMPLETION(bench_finished);
 
+/*
+ * hrtimers switch to high resolution from the tick once the clocksource
+ * allows it, which on x86 can be after this initcall (the TSC is refined
+ * about a second into the boot).  Until then hrtimers run from the tick
+ * and the clock event device belongs to it: wait, at most 10 s, so that
+ * every workload runs in the mode the boot is about.
+ */
+static unsigned int wait_for_hres(void)
+{
+	unsigned long deadline = jiffies + 10 * HZ;
+	unsigned int waited_ms = 0;
+
+	if (!IS_ENABLED(CONFIG_HIGH_RES_TIMERS))
+		return 0;
+	while (READ_ONCE(hrtimer_resolution) != 1 &&
+	       time_before(jiffies, deadline)) {
+		msleep(20);
+		waited_ms += 20;
+	}
+	return waited_ms;
+}
+
 /* Expiry workloads: the APIs above and hrtimers with softirq callbacks, as ktimers have */
 static const struct bench_api *const expiry_apis[] = {
 	&api_ktimer, &api_hrtimer, &api_hrtimer_soft, &api_wheel,
@@ -891,15 +913,16 @@ static const struct bench_api *const expiry_apis[] = {
 
 static int ktimer_bench_thread(void *unused)
 {
+	unsigned int waited_ms = wait_for_hres();
 	bool highres = ktimer_highres_enabled();
 	ktime_t start = ktime_get();
 	int a, i;
 
 	init_completion(&bench.done);
-	pr_info("begin version=2 engine=%s hz=%d cpu=%d ncpus=%u batch=%d batches=%d counts=%d\n",
+	pr_info("begin version=2 engine=%s hz=%d cpu=%d ncpus=%u batch=%d batches=%d counts=%d hres=%d hres_wait_ms=%u\n",
 		highres ? "highres" : "lowres", HZ, raw_smp_processor_id(),
 		num_online_cpus(), BENCH_BATCH, BENCH_BATCHES,
-		events_attach());
+		events_attach(), hrtimer_resolution == 1, waited_ms);
 	for (a = 0; a < ARRAY_SIZE(bench_apis); a++)
 		pr_info("size api=%s timer_bytes=%u percpu_bytes=%d\n",
 			bench_apis[a]->name, bench_apis[a]->timer_size,
