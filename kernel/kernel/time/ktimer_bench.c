@@ -898,7 +898,8 @@ static unsigned int wait_for_hres(void)
 
 	if (!IS_ENABLED(CONFIG_HIGH_RES_TIMERS))
 		return 0;
-	while (READ_ONCE(hrtimer_resolution) != 1 &&
+	/* A macro without CONFIG_HIGH_RES_TIMERS; msleep() makes it re-read */
+	while (hrtimer_resolution != 1 &&
 	       time_before(jiffies, deadline)) {
 		msleep(20);
 		waited_ms += 20;
