@@ -318,14 +318,26 @@ static int ktimer_set_expiry(struct ktimer *timer, struct ktimer_clock *clock,
 	return -ETIME;
 }
 
+/*
+ * The warnings about a bad timer, out of line: the check is inlined into
+ * every API call, and each warning must still warn once, whichever call
+ * met the bad timer first.
+ */
+static noinline int ktimer_bad_timer(const struct ktimer *timer)
+{
+	WARN_ON_ONCE(!timer);
+	WARN_ON_ONCE(timer && !timer->base);
+	return -EINVAL;
+}
+
 static __always_inline int ktimer_check_timer(struct ktimer *timer)
 {
-	if (WARN_ON_ONCE(!timer))
-		return -EINVAL;
+	if (unlikely(!timer))
+		return ktimer_bad_timer(timer);
 	/* With debug objects, never-initialised memory gets a NULL base here */
 	ktimer_debug_assert_init(timer);
-	if (WARN_ON_ONCE(!timer->base))
-		return -EINVAL;
+	if (unlikely(!timer->base))
+		return ktimer_bad_timer(timer);
 	return 0;
 }
 
@@ -371,11 +383,13 @@ static bool ktimer_requeue_in_place(struct ktimer *timer,
 }
 
 /*
- * Start or restart @timer.  Returns -EBUSY if it is pending and @must_idle,
- * otherwise whether it was pending, or -ETIME.
+ * Start or restart @timer.  Not inlined into its two callers, so that each
+ * caller-error warning of ktimer_check_start() has one site and warns once.
+ * Returns -EBUSY if it is pending and @must_idle, otherwise whether it was
+ * pending, or -ETIME.
  */
-static __always_inline int ktimer_arm(struct ktimer *timer, const ktime_t *tim,
-				      int mode, bool must_idle)
+static noinline int ktimer_arm(struct ktimer *timer, const ktime_t *tim,
+			       int mode, bool must_idle)
 {
 	struct ktimer_base *base;
 	unsigned long flags;

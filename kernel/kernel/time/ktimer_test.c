@@ -841,20 +841,66 @@ static const struct caller_error caller_errors[] = {
 	  err_run_clock_not_manual, 0 },
 };
 
-/* Make each caller error once; each must warn @warned times */
-static void make_caller_errors(struct kunit *test, struct test_timer *tt,
-			       int warned)
+static int err_null_timer_modify(struct test_timer *tt)
+{
+	ktime_t t = NOW + 100;
+
+	return modify_ktimer(NULL, &t, KTIMER_ABS);
+}
+
+static int err_null_timer_stop(struct test_timer *tt)
+{
+	return try_to_stop_ktimer(NULL);
+}
+
+static int err_null_timer_remtime(struct test_timer *tt)
+{
+	return get_remtime_ktimer(NULL, 0);
+}
+
+static int err_bad_mode_modify(struct test_timer *tt)
+{
+	ktime_t t = NOW + 100;
+
+	return modify_ktimer(&tt->timer, &t, 7);
+}
+
+static int err_rearm_no_interval_modify(struct test_timer *tt)
+{
+	tt->timer.interval = 0;
+	return modify_ktimer(&tt->timer, NULL, KTIMER_REARM);
+}
+
+/* Kinds of caller_errors[] again, met by other API calls */
+static const struct caller_error caller_errors_elsewhere[] = {
+	{ "NULL timer to modify_ktimer()", err_null_timer_modify, -EINVAL },
+	{ "NULL timer to try_to_stop_ktimer()", err_null_timer_stop, -EINVAL },
+	{ "NULL timer to get_remtime_ktimer()", err_null_timer_remtime, 0 },
+	{ "unknown mode to modify_ktimer()", err_bad_mode_modify, -EINVAL },
+	{ "REARM without an interval to modify_ktimer()",
+	  err_rearm_no_interval_modify, -EINVAL },
+};
+
+/* Make each caller error of @errors once; each must warn @warned times */
+static void make_errors(struct kunit *test, struct test_timer *tt,
+			const struct caller_error *errors, int n, int warned)
 {
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(caller_errors); i++) {
-		const struct caller_error *e = &caller_errors[i];
+	for (i = 0; i < n; i++) {
+		const struct caller_error *e = &errors[i];
 		int before = atomic_read(&warnings);
 
 		KUNIT_EXPECT_EQ_MSG(test, e->make(tt), e->ret, "%s", e->name);
 		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&warnings) - before, warned,
 				    "warnings from %s", e->name);
 	}
+}
+
+static void make_caller_errors(struct kunit *test, struct test_timer *tt,
+			       int warned)
+{
+	make_errors(test, tt, caller_errors, ARRAY_SIZE(caller_errors), warned);
 }
 
 static void stop_counting_warnings(void *unused)
@@ -868,7 +914,9 @@ static void stop_counting_warnings(void *unused)
  * each call (so that a buggy caller in a loop cannot flood the log).  The
  * case re-arms the once-only warnings, as debugfs clear_warn_once does,
  * and counts the warnings through the error_report_end tracepoint that
- * every WARN passes: one per kind the first time, none after.
+ * every WARN passes: one per kind the first time, none after, also when
+ * another API call meets the same kind (the checks are inlined into every
+ * call; their warnings must not be).
  */
 static void ktimer_caller_errors_warn_once_test(struct kunit *test)
 {
@@ -884,6 +932,8 @@ static void ktimer_caller_errors_warn_once_test(struct kunit *test)
 	make_caller_errors(test, tt, 1);
 	expect_warning_end(test);
 	make_caller_errors(test, tt, 0);
+	make_errors(test, tt, caller_errors_elsewhere,
+		    ARRAY_SIZE(caller_errors_elsewhere), 0);
 	make_caller_errors(test, tt, 0);
 	KUNIT_EXPECT_EQ(test, tt->fired, 0);
 	KUNIT_EXPECT_FALSE(test, ktimer_active(&tt->timer));
