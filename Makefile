@@ -49,7 +49,7 @@ REPORT_SELECTION := $(if $(strip $(CONFIGS)),$(CONFIG_FLAGS) $(SELFTEST_SUMMARY)
 .PHONY: all test extended quick selftest check tools-test style deps pin tree apply kunit summary report baseline export-kcidb \
 	soak sanitizers series series-check bench bench-report mutants clean distclean help
 
-# `make` and `make test` log each step's time here (tools/steps.py); the summary prints the table.
+# `make` and `make test` log each step's time here (tools/common/steps.py); the summary prints the table.
 STEP_LOG := $(abspath $(RESULTS)/steps.jsonl)
 all test extended: export KTIMERS_STEP_LOG := $(STEP_LOG)
 

@@ -31,25 +31,24 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from arches import ARCHES, DEFAULT_ARCHES, get_arch  # noqa: E402
-from baseline import BASELINE_FILE  # noqa: E402
+from common.arches import ARCHES, DEFAULT_ARCHES, get_arch  # noqa: E402
+from results.baseline import BASELINE_FILE  # noqa: E402
 from common import (BUILD_DIR, DEFAULT_TREE, KUNIT_BUILD_DIR, PIN_FILE, REPO_ROOT, RESULTS_DIR, ToolError,  # noqa: E402
                     progress, rel)
-from known_failures import KNOWN_FILE as KNOWN_FAILURES  # noqa: E402
-from matrix import MATRIX_FILE  # noqa: E402
-from selftest_plan import PLAN_FILE as SELFTEST_PLAN  # noqa: E402
+from guest.known_failures import KNOWN_FILE as KNOWN_FAILURES  # noqa: E402
+from kunit.matrix import MATRIX_FILE  # noqa: E402
+from guest.plan import PLAN_FILE as SELFTEST_PLAN  # noqa: E402
 
 
 def cmd_deps(args):
-    import deps
+    from setup import deps
     for arch in args.arches:
         get_arch(arch)
     deps.ensure(args.arches)
 
 
 def cmd_pin(args):
-    import pin
-    import tree
+    from setup import pin, tree
     if args.write:
         pin.repin(PIN_FILE)
         return
@@ -59,14 +58,13 @@ def cmd_pin(args):
 
 
 def cmd_tree(args):
-    import pin
-    import tree
+    from setup import pin, tree
     result = pin.check(PIN_FILE, cache_file=tree.tarball_cache_file(args.tree))
     tree.ensure(Path(args.tree), result)
 
 
 def cmd_apply(args):
-    import series
+    from series import store as series
     if args.hash:
         print(series.series_hash())
         return
@@ -74,19 +72,19 @@ def cmd_apply(args):
 
 
 def cmd_import(args):
-    import series_import
+    from series import importer as series_import
     series_import.import_series(Path(args.tree), rev=args.rev)
 
 
 def cmd_series(args):
-    import series_export
+    from series import export as series_export
     files = series_export.export(Path(args.tree), out_dir=Path(args.out))
     progress("series", f"{len(files) - 1} patches and the cover letter in {rel(Path(args.out))}/; "
                        f"send with `git send-email --to=... {rel(Path(args.out))}/*.patch`")
 
 
 def cmd_series_check(args):
-    import series_check
+    from series import check as series_check
     builds = [] if args.builds == "none" else [b for b in args.builds.split(",") if b]
     for name in builds:
         if name not in series_check.BUILDS:
@@ -105,7 +103,7 @@ def cmd_series_check(args):
 
 def selected_configurations(args):
     """The matrix configurations named by --config (repeatable), else the matrix's defaults."""
-    import matrix
+    from kunit import matrix
     return matrix.load(Path(args.matrix)).select(args.config)
 
 
@@ -124,13 +122,13 @@ def keep_going(label, failed, run, args=None):
     if document["status"] != "PASS":
         failed.append(label)
     if args is not None:
-        import record
+        from results import record
         record.record_quietly(Path(args.results_dir) / label, database(args), Path(args.tree), document)
     return document
 
 
 def database(args):
-    import results_db
+    from results import db as results_db
     return results_db.db_path(getattr(args, "db", None), getattr(args, "results_dir", RESULTS_DIR))
 
 
@@ -170,7 +168,7 @@ def run_options(args):
 
 
 def cmd_kunit(args):
-    import kunit_run
+    from kunit import run as kunit_run
     failed = []
     for arch in args.arches:
         get_arch(arch)  # reject typos before a long build
@@ -182,8 +180,8 @@ def cmd_kunit(args):
 
 
 def cmd_bench(args):
-    import bench_run
-    import matrix
+    from bench import run as bench_run
+    from kunit import matrix
     for arch in args.arches:
         get_arch(arch)
     configurations = matrix.load(Path(args.matrix)).select([name for name, _ in bench_run.CONFIGS])
@@ -209,9 +207,7 @@ def cmd_bench(args):
 
 
 def cmd_selftest(args):
-    import guest_selftests
-    import known_failures
-    import selftest_plan
+    from guest import selftests as guest_selftests, known_failures, plan as selftest_plan
     for arch in args.arches:
         get_arch(arch)
     plan = selftest_plan.load(Path(args.plan), full=args.full)
@@ -219,7 +215,7 @@ def cmd_selftest(args):
     failed = []
     for arch in args.arches:
         if not guest_selftests.supported(arch):
-            progress("selftest", "not run: tools/arches.py names no user-space compiler for this arch", arch)
+            progress("selftest", "not run: tools/common/arches.py names no user-space compiler for this arch", arch)
             continue
         keep_going(f"{arch}-{guest_selftests.RESULTS_NAME}", failed, lambda: guest_selftests.run_arch(
             Path(args.tree), arch, plan, known, timeout=args.timeout, results_root=Path(args.results_dir)), args)
@@ -228,8 +224,7 @@ def cmd_selftest(args):
 
 
 def cmd_mutants(args):
-    import mutant_catalogue
-    import mutants
+    from mutants import catalogue as mutant_catalogue, run as mutants
     chosen = mutant_catalogue.select(mutant_catalogue.load(Path(args.mutants_dir)), args.only)
     if args.list:
         for line in mutant_catalogue.describe(chosen):
@@ -247,13 +242,13 @@ def selected_runs(args, configurations):
     runs = [(arch, configuration.name) for arch in args.arches for configuration in configurations
             if configuration.runs_on(arch)]
     if args.selftests:
-        import guest_selftests
+        from guest import selftests as guest_selftests
         runs += [(arch, guest_selftests.RESULTS_NAME) for arch in args.arches if guest_selftests.supported(arch)]
     return runs
 
 
 def cmd_summary(args):
-    import summary
+    from results import summary
     errors = []
     try:
         configurations = selected_configurations(args)
@@ -269,13 +264,12 @@ def cmd_summary(args):
 
 
 def cmd_record(args):
-    import record
+    from results import record
     record.record_all(Path(args.results_dir), database(args), Path(args.tree), names=args.runs or None)
 
 
 def cmd_report(args):
-    import report
-    import results_db
+    from results import report, db as results_db
     for arch in args.arches:
         get_arch(arch)
     db = database(args)
@@ -285,8 +279,7 @@ def cmd_report(args):
 
 
 def cmd_baseline(args):
-    import baseline
-    import results_db
+    from results import baseline, db as results_db
     from contextlib import closing
     for arch in args.arches:
         get_arch(arch)
@@ -296,21 +289,20 @@ def cmd_baseline(args):
 
 
 def cmd_export_kcidb(args):
-    import kcidb
-    import results_db
+    from results import kcidb, db as results_db
     db = database(args)
     output = args.output or str(results_db.store_dir(db).parent / "kcidb.json")
     kcidb.write(db, output, latest_only=args.latest, base_url=args.log_base_url)
 
 
 def cmd_matrix(args):
-    import matrix
+    from kunit import matrix
     for line in matrix.describe(matrix.load(Path(args.matrix))):
         print(line)
 
 
 def cmd_style(args):
-    import style
+    from series import style
     try:
         reports = style.check(Path(args.tree))
     except ToolError as error:
@@ -328,7 +320,7 @@ def cmd_style(args):
 
 
 def cmd_tools_test(args):
-    import tools_tests
+    from common import tools_tests
     counts = tools_tests.run_tests(args.record, verbosity=1 if args.quiet else 2)
     return 1 if counts["failed"] or counts["errors"] else 0
 
@@ -498,13 +490,13 @@ def build_parser():
     return parser
 
 
-# Commands that are one row of the step table (steps.py); kunit and selftest record each build
+# Commands that are one row of the step table (common/steps.py); kunit and selftest record each build
 # and boot themselves.
 WHOLE_STEPS = ("deps", "tree", "apply", "tools_test", "style", "report")
 
 
 def main(argv=None):
-    import steps
+    from common import steps
     args = build_parser().parse_args(argv)
     name = args.func.__name__.removeprefix("cmd_")
     try:

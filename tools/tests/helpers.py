@@ -10,7 +10,7 @@ import unittest
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
-# `make test` exports the step log (tools/steps.py) to the commands it runs, these tests
+# `make test` exports the step log (tools/common/steps.py) to the commands it runs, these tests
 # among them: what they run with fakes must not land in the run's step table.
 os.environ.pop("KTIMERS_STEP_LOG", None)
 
@@ -123,9 +123,7 @@ def kunit_result_dir(results_dir, console_name, arch="i386", config="default", s
                      expected=REAL_SUITES, timeout=None, build_failed=False, series=SERIES, head=HEAD):
     """<results_dir>/<arch>-<config>/ as kunit_run.run_suites writes it, from a console fixture (or none:
     build_failed), through the same parser, log scan and verdict; returns (result dir, document)."""
-    import ktap
-    import kunit_run
-    import logscan
+    from kunit import ktap, run as kunit_run, logscan
     lines = [] if build_failed else data_lines(console_name)
     stream = kunit_run.Stream(phase="build" if build_failed else "after", stage="build" if build_failed else None,
                               console_lines=lines, timeout=timeout)
@@ -161,6 +159,6 @@ class RecordingTestCase(TempDirTestCase):
 
     def record_run(self, console, hours=0, **kwargs):
         """Write <arch>-<config>/ from a console fixture (kunit_result_dir) and record it; returns the build row."""
-        import record
+        from results import record
         result_dir, _ = kunit_result_dir(self.results, console, start=self.START + hours * 3600, **kwargs)
         return quiet(record.record, result_dir, self.db, self.tmp / "no-tree")[0]

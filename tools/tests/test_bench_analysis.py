@@ -3,9 +3,8 @@ import unittest
 
 from helpers import data_lines
 
-import bench_analysis
-import bench_parse
-from bench_analysis import MET, MISSED, UNMEASURED
+from bench import analysis as bench_analysis, parse as bench_parse
+from bench.analysis import MET, MISSED, UNMEASURED
 
 BEGIN = "ktimer_bench: begin version=1 engine={engine} hz=250 cpu=0 ncpus=2 batch=64 batches=101"
 
@@ -194,7 +193,7 @@ class GoalsTest(unittest.TestCase):
         self.assertEqual(bench_analysis.reprograms_goal(boot(cost("modify", "ktimer", 0, 1))).status, UNMEASURED)
 
     def test_several_boots_judge_the_median_of_their_ratios(self):
-        from bench_boots import BootSet
+        from bench.boots import BootSet
         boots = BootSet([boot(cost("modify", "ktimer", 0, ktimer), cost("modify", "hrtimer", 0, hrtimer))
                          for ktimer, hrtimer in ((90, 100), (200, 100), (99, 100))])
         # median of the ratios 0.90, 2.00, 0.99, not the ratio of the medians (99/100)

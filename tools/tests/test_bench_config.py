@@ -1,6 +1,6 @@
 """The benchmark's kernel is production-like: none of the lock and debug checkers of .kunitconfig.
 
-kunit_configs/bench.config turns them off one by one, after .kunitconfig (tools/matrix.py merges
+kunit_configs/bench.config turns them off one by one, after .kunitconfig (tools/kunit/matrix.py merges
 the files, later lines winning). These tests fail when .kunitconfig gains a checker that
 bench.config does not switch off, so the benchmark never measures a checker by accident.
 """
@@ -10,7 +10,7 @@ import unittest
 
 from helpers import TempDirTestCase, write
 
-import matrix
+from kunit import matrix
 from common import REPO_ROOT
 
 # Options that make timer operations slower in a way that differs per API.

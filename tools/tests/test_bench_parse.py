@@ -2,7 +2,7 @@ import unittest
 
 from helpers import DATA_DIR, TempDirTestCase, data_lines, quiet_raises
 
-import bench_parse
+from bench import parse as bench_parse
 from common import ToolError
 
 BEGIN = "ktimer_bench: begin version=1 engine=highres hz=250 cpu=0 ncpus=2 batch=64 batches=101"

@@ -3,10 +3,9 @@ import unittest
 
 from helpers import TempDirTestCase, data_lines
 
-import bench_parse
-import bench_report
-from bench_analysis import TCG_NOTE
-from bench_report import Boot
+from bench import parse as bench_parse, report as bench_report
+from bench.analysis import TCG_NOTE
+from bench.report import Boot
 
 
 def boot(name, log, status="PASS", problems=()):

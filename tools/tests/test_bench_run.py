@@ -9,12 +9,10 @@ from unittest import mock
 
 from helpers import DATA_DIR, TempDirTestCase, data_lines, kunit_result_dir, quiet, write, write_matrix
 
-import bench_run
-import kcidb
+from bench import run as bench_run
+from results import kcidb
 import ktimers
-import record
-import report
-import results_db
+from results import record, report, db as results_db
 
 # kunit.py's own lines around the console, as in tools/tests/data/kunitpy-i386-time_test.log.
 FAKE_KUNIT = """#!/usr/bin/env python3

@@ -5,9 +5,8 @@ import xml.etree.ElementTree as ET
 
 from helpers import TempDirTestCase, data_lines
 
-import bench_parse
-import bench_svg
-from bench_analysis import TCG_NOTE
+from bench import parse as bench_parse, svg as bench_svg
+from bench.analysis import TCG_NOTE
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -109,7 +108,7 @@ class DocumentTest(unittest.TestCase):
         self.assertEqual((len(panels["start_stop"]), len(panels["modify"])), (12, 12))
 
     def test_the_ratio_panel_shows_each_boots_range(self):
-        from bench_boots import BootSet
+        from bench.boots import BootSet
         lines = data_lines("bench-i386-highres.log")
         slower = [line.replace("api=ktimer n=0 median_ns=812", "api=ktimer n=0 median_ns=990") for line in lines]
         root = ET.fromstring(bench_svg.render("um", BootSet([bench_parse.parse(lines), bench_parse.parse(slower),

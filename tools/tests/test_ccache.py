@@ -7,7 +7,7 @@ from pathlib import Path
 
 import helpers  # noqa: F401  (puts tools/ on sys.path)
 
-import ccache
+from setup import ccache
 
 # ccache 4.7's stats log (CCACHE_STATSLOG) as our builds write it: one "# <source>" line per
 # compile, then its counters.

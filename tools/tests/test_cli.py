@@ -4,7 +4,7 @@ from unittest import mock
 from helpers import MATRIX_TEXT, TempDirTestCase, quiet, write, write_matrix
 
 import ktimers
-import kunit_run
+from kunit import run as kunit_run
 from common import ToolError
 
 MATRIX = MATRIX_TEXT + """\
@@ -183,7 +183,7 @@ class SelftestCliTest(CliTest):
         self.assertEqual(out.splitlines()[-1], "10 passed, 1 failed")
 
     def test_selftest_keeps_going_per_arch(self):
-        import guest_selftests
+        from guest import selftests as guest_selftests
 
         def fake_run_arch(tree, arch, plan, known, **kwargs):
             if arch == "i386":
@@ -197,7 +197,7 @@ class SelftestCliTest(CliTest):
         self.assertIn("[i386-selftests] no kernel image", err)
 
     def test_selftests_skip_arches_without_a_user_space_compiler(self):
-        import guest_selftests
+        from guest import selftests as guest_selftests
         write(self.results / "x86_64-default" / "results.json", json.dumps(doc(10)))
         with mock.patch.object(guest_selftests, "run_arch") as run_arch:
             code, out, _ = quiet(ktimers.main, ["selftest", "--results-dir", str(self.results), "x86_64"])

@@ -3,7 +3,7 @@ import unittest
 
 from helpers import TempDirTestCase  # noqa: F401  (puts tools/ on sys.path)
 
-import cpio
+from guest import cpio
 
 
 def read_newc(data):

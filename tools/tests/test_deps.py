@@ -4,7 +4,7 @@ import unittest
 
 from helpers import Completed, quiet, quiet_raises
 
-import deps
+from setup import deps
 from common import ToolError
 
 
@@ -52,7 +52,7 @@ class RequiredPackagesTest(unittest.TestCase):
     def test_unknown_arch(self):
         with self.assertRaises(ToolError) as ctx:
             deps.required_packages(["sparc"])
-        self.assertIn("arches.py", str(ctx.exception))
+        self.assertIn("common/arches.py", str(ctx.exception))
 
 
 class MissingPackagesTest(unittest.TestCase):

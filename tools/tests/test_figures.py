@@ -3,8 +3,7 @@ import unittest
 
 import helpers  # noqa: F401  (puts tools/ on sys.path)
 
-import figures
-import ktap
+from kunit import figures, ktap
 
 # KUnit 6.12 as it prints the two counting suites (build/results/arm-default/console.log),
 # with printk timestamps: a plain case, then a parameterized case whose diagnostics

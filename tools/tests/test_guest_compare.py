@@ -2,12 +2,10 @@ import unittest
 
 from helpers import TempDirTestCase, write
 
-import guest_compare
-import known_failures
-import selftest_plan
+from guest import compare as guest_compare, known_failures, plan as selftest_plan
 from common import ToolError
-from guest_compare import OFF, ON
-from guest_output import ERROR, FAIL, MISS, PASS, SKIP, GuestRun, TestRun
+from guest.compare import OFF, ON
+from guest.output import ERROR, FAIL, MISS, PASS, SKIP, GuestRun, TestRun
 
 KNOWN = {"nsleep-lat": known_failures.KnownFailure("40 ms wake-up latency threshold under software emulation",
                                                    ("arm",)),

@@ -2,8 +2,8 @@ import unittest
 
 from helpers import TempDirTestCase  # noqa: F401  (puts tools/ on sys.path)
 
-import guest_output
-from guest_output import ERROR, FAIL, MISS, PASS, SKIP
+from guest import output as guest_output
+from guest.output import ERROR, FAIL, MISS, PASS, SKIP
 
 CONSOLE = """\
 [    0.000000] Linux version 6.12.118 ...

@@ -3,8 +3,7 @@ from unittest import mock
 
 from helpers import TempDirTestCase, quiet, write
 
-import guest_build
-import guest_qemu
+from guest import build as guest_build, qemu as guest_qemu
 from common import ToolError
 
 I386_CONFIG = """from ..qemu_config import QemuArchParams
@@ -93,7 +92,7 @@ class BuildTest(TempDirTestCase):
     def test_an_arch_without_a_user_compiler(self):
         with self.assertRaises(ToolError) as ctx:
             guest_build.user_compiler("um")
-        self.assertIn("arches.py", str(ctx.exception))
+        self.assertIn("common/arches.py", str(ctx.exception))
 
     def test_the_reason_a_test_was_not_built(self):
         log = ("/usr/bin/ld: libc.a(clock_adjtime.o): in function `__clock_adjtime':\n"

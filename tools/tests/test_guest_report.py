@@ -2,12 +2,9 @@ from pathlib import Path
 
 from helpers import TempDirTestCase, write
 
-import guest_compare
-import guest_report
-import known_failures
-import selftest_plan
-from guest_compare import OFF, ON
-from guest_output import FAIL, PASS, GuestRun, TestRun
+from guest import compare as guest_compare, report as guest_report, known_failures, plan as selftest_plan
+from guest.compare import OFF, ON
+from guest.output import FAIL, PASS, GuestRun, TestRun
 
 
 def guest(mode, count, statuses):

@@ -1,11 +1,11 @@
-"""`ktimers.py export-kcidb` (kcidb.py): the database as KCIDB v4 JSON, and the validator."""
+"""`ktimers.py export-kcidb` (results/kcidb.py): the database as KCIDB v4 JSON, and the validator."""
 
 import copy
 import json
 
 from helpers import RecordingTestCase, TempDirTestCase, quiet
 
-import kcidb
+from results import kcidb
 import ktimers
 
 

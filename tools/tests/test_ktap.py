@@ -2,8 +2,8 @@ import unittest
 
 from helpers import data_lines
 
-import ktap
-from ktap import ERROR, FAIL, MISS, PASS, SKIP
+from kunit import ktap
+from kunit.ktap import ERROR, FAIL, MISS, PASS, SKIP
 
 
 def parse_text(text, **kwargs):

@@ -5,11 +5,8 @@ from unittest import mock
 
 from helpers import MATRIX_TEXT, TempDirTestCase, data_lines, quiet, quiet_raises, write
 
-import arches
-import ktap
-import kunit_run
-import logscan
-import matrix
+from common import arches
+from kunit import ktap, run as kunit_run, logscan, matrix
 from common import ToolError
 
 MATRIX = MATRIX_TEXT

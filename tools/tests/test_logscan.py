@@ -2,7 +2,7 @@ import unittest
 
 from helpers import data_lines
 
-import logscan
+from kunit import logscan
 
 SPLAT = """------------[ cut here ]------------
 WARNING: CPU: 0 PID: 1 at kernel/time/ktimer.c:123 start_ktimer+0x1a4/0x210

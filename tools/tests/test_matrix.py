@@ -3,7 +3,7 @@ import unittest
 
 from helpers import TempDirTestCase, quiet_raises, write
 
-import matrix
+from kunit import matrix
 from common import REPO_ROOT, ToolError
 
 GOOD = """\

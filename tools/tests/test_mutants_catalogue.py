@@ -1,8 +1,8 @@
-"""The mutant catalogue (mutant_catalogue.py): the file format, its defects, picking mutants."""
+"""The mutant catalogue (mutants/catalogue.py): the file format, its defects, picking mutants."""
 
 from helpers import DATA_DIR, TempDirTestCase, write
 
-import mutant_catalogue
+from mutants import catalogue as mutant_catalogue
 from common import ToolError
 
 CATALOGUE = DATA_DIR / "mutants" / "catalogue"

@@ -1,5 +1,5 @@
-"""The report of a mutant run (mutant_report.py): score, exit status, table, sections, mutants.json, and
-the mutant_results table of the results database (results_db.py)."""
+"""The report of a mutant run (mutants/report.py): score, exit status, table, sections, mutants.json, and
+the mutant_results table of the results database (results/db.py)."""
 
 import json
 import sqlite3
@@ -8,10 +8,10 @@ from pathlib import Path
 
 from helpers import TempDirTestCase, quiet
 
-import mutant_report
-import results_db
-from mutant_catalogue import Mutant
-from mutant_report import MutantRun, Result
+from mutants import report as mutant_report
+from results import db as results_db
+from mutants.catalogue import Mutant
+from mutants.report import MutantRun, Result
 
 START = 1_796_346_000   # 2026-12-04 01:00 UTC
 

@@ -1,4 +1,4 @@
-"""The mutant run (mutants.py, mutant_tree.py) with a fake runner in a throw-away git tree: what runs in
+"""The mutant run (mutants/run.py, mutants/tree.py) with a fake runner in a throw-away git tree: what runs in
 which order, the statuses, and that the tree is restored whatever happens. No kernel is built or booted."""
 
 import json
@@ -11,11 +11,9 @@ from unittest import mock
 from helpers import DATA_DIR, TempDirTestCase, git, quiet, quiet_raises, write, write_matrix
 
 import ktimers
-import matrix
-import mutant_catalogue
-import mutant_tree
-import mutants
-import results_db
+from kunit import matrix
+from mutants import catalogue as mutant_catalogue, tree as mutant_tree, run as mutants
+from results import db as results_db
 from common import ToolError
 
 CATALOGUE = DATA_DIR / "mutants" / "catalogue"
@@ -404,12 +402,12 @@ class KernelRunnerTest(MutantRunTestCase):
         self.assertEqual((runner.user_supported, runner.user_build), (True, "default"))
         self.assertFalse(mutants.KernelRunner(self.tree, "x86_64").user_supported)
         configuration = self.configurations["lowres"]
-        with mock.patch("kunit_run.run_suites", return_value=document()) as run_suites:
+        with mock.patch("kunit.run.run_suites", return_value=document()) as run_suites:
             runner.kunit(configuration, True, self.tmp / "work" / "01-x")
         run_suites.assert_called_once_with(self.tree, "i386", config=mutants.panicking(configuration), timeout=77, jobs=3,
                                            use_ccache=False, results_root=self.tmp / "work" / "01-x",
                                            kunit_build_root=self.tmp / "kunit", boot_only=True)
-        with mock.patch("guest_selftests.run_arch", return_value=document()) as run_arch:
+        with mock.patch("guest.selftests.run_arch", return_value=document()) as run_arch:
             runner.user(self.tmp / "work" / "01-x")
         (tree, arch, plan, known), options = run_arch.call_args
         self.assertEqual((tree, arch), (self.tree, "i386"))

@@ -1,4 +1,4 @@
-"""What a run of a mutant's kernel says about it (mutant_verdict.py), on results documents made by the
+"""What a run of a mutant's kernel says about it (mutants/verdict.py), on results documents made by the
 same code as kunit_run.run_suites's (helpers.kunit_result_dir) and on the guest selftests' shape."""
 
 import copy
@@ -6,8 +6,8 @@ import json
 
 from helpers import DATA_DIR, REAL_SUITES, TempDirTestCase, kunit_result_dir
 
-import mutant_verdict
-from mutant_verdict import ERROR, KILLED, PASS, STILLBORN
+from mutants import verdict as mutant_verdict
+from mutants.verdict import ERROR, KILLED, PASS, STILLBORN
 
 USER_DOC = json.loads((DATA_DIR / "real-i386-selftests-results.json").read_text())
 

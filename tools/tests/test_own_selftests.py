@@ -10,8 +10,7 @@ from pathlib import Path
 
 from helpers import TempDirTestCase, write
 
-import guest_build
-import selftest_plan
+from guest import build as guest_build, plan as selftest_plan
 from common import REPO_ROOT, ToolError
 
 USER_DIR = REPO_ROOT / "selftests" / "user"

@@ -3,7 +3,7 @@ from unittest import mock
 
 from helpers import Completed, TempDirTestCase, quiet, quiet_raises, write
 
-import pin
+from setup import pin
 from common import ToolError
 
 PIN_TEXT = """# comment line

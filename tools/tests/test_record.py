@@ -1,4 +1,4 @@
-"""Recording runs (record.py): real KTAP logs, crashed and partial runs, build failures, selftests, the hook."""
+"""Recording runs (results/record.py): real KTAP logs, crashed and partial runs, build failures, selftests, the hook."""
 
 import json
 import shutil
@@ -9,11 +9,10 @@ from unittest import mock
 from helpers import (DATA_DIR, HEAD, SERIES, RecordingTestCase, TempDirTestCase, data_lines, git, kunit_result_dir,
                      quiet, quiet_raises, write, write_matrix)
 
-import ktap
+from kunit import ktap
 import ktimers
-import kunit_run
-import record
-import results_db
+from kunit import run as kunit_run
+from results import record, db as results_db
 from common import ToolError
 
 
@@ -212,7 +211,7 @@ class HookTest(TempDirTestCase):
         self.assertIn("results/i386-default", err)
 
     def test_selftest_records_its_run(self):
-        import guest_selftests
+        from guest import selftests as guest_selftests
 
         def fake_run_arch(tree, arch, plan, known, results_root=None, **kwargs):
             result_dir = Path(results_root) / f"{arch}-selftests"

@@ -1,11 +1,11 @@
-"""Regression logic (regress.py): every transition class, crashes, builds and the run's verdict."""
+"""Regression logic (results/regress.py): every transition class, crashes, builds and the run's verdict."""
 
 import unittest
 
 import helpers  # noqa: F401 -- puts tools/ on sys.path
 
-import regress
-from regress import Snapshot
+from results import regress
+from results.regress import Snapshot
 
 
 def compare(old_tests, new_tests, **kwargs):

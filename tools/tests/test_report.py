@@ -1,4 +1,4 @@
-"""`make report` and `make baseline` (report.py, report_html.py, baseline.py) on real and crashed runs."""
+"""`make report` and `make baseline` (results/report.py, results/report_html.py, results/baseline.py) on real and crashed runs."""
 
 import json
 import re
@@ -9,13 +9,9 @@ from contextlib import closing
 
 from helpers import RecordingTestCase, TempDirTestCase, kunit_result_dir, quiet, quiet_raises, write
 
-import baseline
+from results import baseline
 import ktimers
-import record
-import report
-import report_html
-import results_db
-import summary
+from results import record, report, report_html, db as results_db, summary
 from common import ToolError
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

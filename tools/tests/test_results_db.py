@@ -1,4 +1,4 @@
-"""The results database (results_db.py): create, insert, query, and the errors a user can hit."""
+"""The results database (results/db.py): create, insert, query, and the errors a user can hit."""
 
 import json
 import os
@@ -7,7 +7,7 @@ from contextlib import closing
 
 from helpers import TempDirTestCase, quiet_raises
 
-import results_db
+from results import db as results_db
 from common import ToolError
 
 

@@ -2,7 +2,7 @@ from helpers import TempDirTestCase, write
 
 from common import ToolError
 
-import selftest_plan
+from guest import plan as selftest_plan
 
 PLAN = """\
 # comment

@@ -3,7 +3,7 @@ import time
 
 from helpers import GIT_ENV, TempDirTestCase, git, quiet, quiet_raises, write
 
-import series
+from series import store as series
 from common import ToolError
 
 TIMER_C = "#include <linux/kernel.h>\n\nstatic void run_timer_softirq(void)\n{\n\trun_timer_base();\n}\n"

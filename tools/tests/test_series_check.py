@@ -2,7 +2,7 @@ from pathlib import Path
 
 from helpers import Completed, TempDirTestCase, git, quiet, write
 
-import series_check
+from series import check as series_check
 from test_series import SeriesTestBase
 
 RST = """Title

@@ -1,7 +1,6 @@
 from helpers import git, quiet, quiet_raises, write
 
-import series
-import series_export
+from series import store as series, export as series_export
 from common import ToolError
 from test_series import SeriesTestBase
 

@@ -1,7 +1,6 @@
 from helpers import TempDirTestCase, git, quiet, quiet_raises, write
 
-import series
-import series_import
+from series import store as series, importer as series_import
 from common import ToolError
 from test_series import SeriesTestBase
 

@@ -6,7 +6,7 @@ from unittest import mock
 
 import helpers  # noqa: F401  (puts tools/ on sys.path)
 
-import steps
+from common import steps
 
 
 class StepLogTest(unittest.TestCase):

@@ -3,7 +3,7 @@ import unittest
 
 from helpers import Completed, TempDirTestCase, quiet, quiet_raises, write
 
-import style
+from series import style
 from common import DEFAULT_TREE, ToolError
 
 

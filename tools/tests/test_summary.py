@@ -3,8 +3,8 @@ import re
 
 from helpers import TempDirTestCase, data_lines, quiet, write
 
-import ktap
-import summary
+from kunit import ktap
+from results import summary
 
 CLOSING_RE = re.compile(r"^\d+ passed, \d+ failed(, \d+ skipped)?$")
 

@@ -2,8 +2,7 @@ import subprocess
 
 from helpers import TempDirTestCase, git, quiet, quiet_raises, write
 
-import pin
-import tree
+from setup import pin, tree
 from common import ToolError
 
 MAKEFILE = "# SPDX-License-Identifier: GPL-2.0\nVERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = {sub}\nEXTRAVERSION =\n"

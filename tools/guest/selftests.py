@@ -1,0 +1,101 @@
+"""`make selftest`: the kernel's timer selftests in the guest, per arch, in two columns.
+
+For one arch: build the guest userspace (guest_build), boot the `default` KUnit
+image twice with it (guest_qemu), ktimer.users=1 then ktimer.users=0, parse both
+consoles (guest_output), compare the columns (guest_compare), scan the kernel
+logs (logscan), and write build/results/<arch>-selftests/ (guest_report).
+"""
+
+import json
+import time
+from pathlib import Path
+
+from guest import build as guest_build, compare as guest_compare, output as guest_output, qemu as guest_qemu
+from guest import report as guest_report
+from kunit import logscan
+from common import steps
+from common.arches import get_arch
+from common import KUNIT_BUILD_DIR, RESULTS_DIR, ToolError, format_duration, progress, rel
+from guest.compare import OFF, ON
+from results.summary import SELFTESTS as RESULTS_NAME   # build/results/<arch>-selftests
+KERNEL_BUILD = "default"            # the KUnit build whose image the guest boots
+# What the image needs for the guest, beyond KUnit (.kunitconfig "userspace for the guest selftests").
+NEEDED_OPTIONS = ("CONFIG_BLK_DEV_INITRD=y", "CONFIG_DEVTMPFS=y", "CONFIG_TMPFS=y", "CONFIG_POSIX_MQUEUE=y")
+
+
+def supported(arch_name):
+    """Whether tools/common/arches.py knows how to build the arch's user space (i386 and arm today)."""
+    return bool(get_arch(arch_name).user_cross_compile)
+
+
+def kernel_image(arch_name, params, kunit_build_root=KUNIT_BUILD_DIR):
+    build_dir = Path(kunit_build_root) / f"{arch_name}-{KERNEL_BUILD}"
+    image = build_dir / params.kernel_path
+    make_kunit = f"make kunit CONFIG={KERNEL_BUILD} ARCH={arch_name}"
+    if not image.is_file():
+        raise ToolError(f"no kernel image {rel(image)}: the guest boots the KUnit `{KERNEL_BUILD}` build",
+                        f"run `{make_kunit}` first (`make test` does it before the selftests)")
+    config = (build_dir / ".config").read_text(errors="replace").splitlines() \
+        if (build_dir / ".config").is_file() else []
+    missing = [option for option in NEEDED_OPTIONS if option not in config]
+    if missing:
+        raise ToolError(f"{rel(build_dir)} was built without {', '.join(missing)}: it cannot run the guest",
+                        f"run `{make_kunit}` to rebuild it with the root .kunitconfig")
+    return image
+
+
+def echo(label):
+    """Progress from the guest's console: its /init's own lines (boot, each test's begin and end,
+    counters, warnings), not the tests' output."""
+    def on_line(line):
+        if line.startswith("guest: ") and not guest_output.OUTPUT_RE.match(line):
+            progress("selftest", line[len("guest: "):], label)
+    return on_line
+
+
+def run_arch(tree, arch_name, plan, known, timeout=None, results_root=RESULTS_DIR,
+             kunit_build_root=KUNIT_BUILD_DIR):
+    """Run both columns on one arch; returns the results document (also in results.json)."""
+    start = time.time()
+    arch = get_arch(arch_name)
+    result_dir = Path(results_root) / f"{arch_name}-{RESULTS_NAME}"
+    (result_dir / "results.json").unlink(missing_ok=True)   # never report an earlier run
+    result_dir.mkdir(parents=True, exist_ok=True)
+    params = guest_qemu.qemu_params(tree, arch_name)
+    kernel = kernel_image(arch_name, params, kunit_build_root)
+    image = guest_build.build(tree, arch_name, plan)
+    timeout = timeout or plan.worst_case_seconds() + guest_qemu.BOOT_ALLOWANCE_SECONDS
+    planned = [test.name for test in plan.tests if test.name in image.built]
+    runs, boots, consoles, problems, findings, statuses = {}, {}, {}, [], [], []
+    for column, users_on in ((ON, True), (OFF, False)):
+        label = f"{arch_name}-{column}"
+        consoles[column] = result_dir / f"console-{column}.log"
+        progress("selftest", f"{column} path: ktimer.users={int(users_on)}, {len(planned)} test(s), "
+                             f"timeout {timeout}s", label)
+        command = guest_qemu.qemu_command(params, kernel, image.initramfs, users_on, arch_qemu_args=arch.qemu_args)
+        boot = guest_qemu.run(command, consoles[column], timeout, label, echo(label))
+        runs[column] = guest_output.parse(boot.lines, planned)
+        boots[column] = boot.seconds
+        trouble = guest_qemu.trouble(boot, runs[column].done, consoles[column])
+        if trouble:
+            statuses.append(trouble[0])
+            problems.append(f"{column} column: {trouble[1]}")
+        for finding in logscan.scan_detailed(boot.lines).findings:
+            findings.append(dict(finding.to_dict(), console=rel(consoles[column]), column=column))
+        progress("selftest", f"{column} path done in {format_duration(boot.seconds)}", label)
+        steps.record(f"selftests {label}", boot.seconds, f"ktimer.users={int(users_on)}, {len(planned)} programs")
+    comparison = guest_compare.compare(arch_name, plan, image.not_built, runs[ON], runs[OFF], known)
+    problems += comparison.problems
+    if findings:
+        problems.append(f"{len(findings)} problem(s) in the kernel logs (WARNING/BUG/lockdep/...)")
+    status = statuses[0] if statuses else "FAIL" if comparison.failed() or findings else "PASS"
+    document = guest_report.results_document(
+        comparison, runs, boots, consoles, findings, plan.path, status, problems, time.time() - start)
+    (result_dir / "results.json").write_text(json.dumps(document, indent=1) + "\n")
+    lines = guest_report.report_lines(comparison, {c: runs[c].counters_raw for c in (ON, OFF)}, boots, problems)
+    (result_dir / "report.txt").write_text("\n".join(lines) + "\n")
+    counts = document["counts"]
+    progress("selftest", f"{status}: {counts['PASS']} passed, {counts['FAIL'] + counts['ERROR']} failed, "
+                         f"{counts['SKIP']} skipped, {counts['MISS']} missing; report: {rel(result_dir / 'report.txt')}",
+             arch_name)
+    return document
