@@ -52,20 +52,21 @@ def format_duration(seconds):
     return f"{hours}h{minutes:02d}m"
 
 
-def run(cmd, *, cwd=None, env=None, input=None, check=True, what=None, hint=None):
-    """Run a command, capturing text output.
+def run(cmd, *, cwd=None, env=None, input=None, check=True, what=None, hint=None, text=True):
+    """Run a command, capturing its output (text, or bytes with text=False).
 
     A missing program or a non-zero exit becomes a ToolError naming the command
     and its stderr, so callers only add the "what to do" hint.
     """
     try:
-        proc = subprocess.run(cmd, cwd=cwd, env=env, input=input, text=True,
+        proc = subprocess.run(cmd, cwd=cwd, env=env, input=input, text=text,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except FileNotFoundError:
         raise ToolError(f"'{cmd[0]}' is not installed or not in PATH",
                         hint or "run `make deps` (as root) to install the required packages")
     if check and proc.returncode != 0:
-        detail = (proc.stderr or proc.stdout or "").strip()
+        detail = proc.stderr or proc.stdout or ""
+        detail = (detail if text else detail.decode(errors="replace")).strip()
         raise ToolError(f"{what or ' '.join(map(str, cmd))} failed (exit {proc.returncode})"
                         + (f":\n{detail}" if detail else ""), hint)
     return proc

@@ -29,8 +29,8 @@ from setup import ccache
 from kunit import ktap, logscan, matrix
 from common import steps
 from common.arches import get_arch
-from common import (KUNIT_BUILD_DIR, REPO_ROOT, RESULTS_DIR, ToolError, format_duration,
-                    progress, rel, run)
+from common.git import git
+from common import KUNIT_BUILD_DIR, REPO_ROOT, RESULTS_DIR, ToolError, format_duration, progress, rel
 from setup.tree import kernel_version_in
 
 KUNIT_PY = "tools/testing/kunit/kunit.py"
@@ -499,7 +499,7 @@ def safe_series_hash(kernel_dir):
 
 
 def tree_head(tree):
-    proc = run(["git", "-C", str(tree), "rev-parse", "HEAD"], check=False)
+    proc = git(tree, "rev-parse", "HEAD", check=False)
     return proc.stdout.strip() or None
 
 

@@ -25,6 +25,7 @@ from kunit import run as kunit_run, matrix
 from mutants import report as mutant_report, tree as mutant_tree, verdict as mutant_verdict
 from guest import plan as selftest_plan
 from common import BUILD_DIR, KUNIT_BUILD_DIR, REPO_ROOT, RESULTS_DIR, ToolError, progress, rel
+from common.git import git
 from mutants.report import EQUIVALENT, ERROR, KILLED, SKIPPED, STALE, STILLBORN, SURVIVED, MutantRun, Result
 
 WORK_DIR = BUILD_DIR / "mutants"
@@ -197,7 +198,7 @@ def run_mutants(tree, arch, mutants, runner, configurations, work_dir=WORK_DIR, 
     tree, work_dir = Path(tree), Path(work_dir)
     run = MutantRun(arch, time.time(), series_hash=series_hash)
     mutant_tree.check(tree)
-    run.tree_head = mutant_tree.git(tree, "rev-parse", "HEAD").stdout.strip()
+    run.tree_head = git(tree, "rev-parse", "HEAD").stdout.strip()
     user_runs = runner.user_supported
     plans = {mutant.id: configurations_for(mutant, configurations, arch, user_runs, runner.user_build)
              for mutant in mutants}

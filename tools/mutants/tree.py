@@ -9,20 +9,15 @@ stops with an error that says how to restore it by hand.
 
 from pathlib import Path
 
-from common import ToolError, rel, run
+from common import ToolError, rel
+from common.git import git
 from kunit.run import KUNIT_PY
 from series.store import BASE_TAG, BRANCH
 
 
-def git(tree, *args, check=True):
-    # --no-optional-locks: a status must not rewrite the index of a tree someone else may be using
-    return run(["git", "--no-optional-locks", "-C", str(tree), *args], check=check,
-               what=f"git {args[0]} in {rel(tree)}")
-
-
 def dirt(tree):
     """`git status --porcelain` of the tree: '' when clean (untracked files count too)."""
-    return git(tree, "status", "--porcelain").stdout.rstrip()
+    return git(tree, "status", "--porcelain", locks=False).stdout.rstrip()
 
 
 def restore_hint(tree, files=()):
@@ -38,8 +33,8 @@ def check(tree):
     if not (tree / KUNIT_PY).is_file():
         raise ToolError(f"{rel(tree)} is not a prepared kernel tree ({KUNIT_PY} missing)",
                         "run `make tree apply` first")
-    branch = git(tree, "symbolic-ref", "-q", "--short", "HEAD", check=False).stdout.strip()
-    commits = git(tree, "rev-list", f"{BASE_TAG}..HEAD", check=False)
+    branch = git(tree, "symbolic-ref", "-q", "--short", "HEAD", check=False, locks=False).stdout.strip()
+    commits = git(tree, "rev-list", f"{BASE_TAG}..HEAD", check=False, locks=False)
     if branch != BRANCH or commits.returncode != 0 or not commits.stdout.strip():
         raise ToolError(f"the ktimers series is not applied in {rel(tree)} (HEAD is "
                         f"{'on ' + branch if branch else 'detached'}, not on branch {BRANCH} above `{BASE_TAG}`)",
@@ -55,7 +50,7 @@ def check(tree):
 
 def apply(tree, mutant):
     """git apply the mutant in the tree; returns None, or git's message when it does not apply (stale)."""
-    proc = git(tree, "apply", "--whitespace=nowarn", str(Path(mutant.path).resolve()), check=False)
+    proc = git(tree, "apply", "--whitespace=nowarn", str(Path(mutant.path).resolve()), check=False, locks=False)
     if proc.returncode == 0:
         return None
     return (proc.stderr or proc.stdout or f"git apply exited with {proc.returncode}").strip()
@@ -67,12 +62,12 @@ def restore(tree, mutant):
     tree = Path(tree)
     tracked, problems = [], []
     for name in mutant.files:
-        if git(tree, "cat-file", "-e", f"HEAD:{name}", check=False).returncode == 0:
+        if git(tree, "cat-file", "-e", f"HEAD:{name}", check=False, locks=False).returncode == 0:
             tracked.append(name)
         elif (tree / name).is_file() or (tree / name).is_symlink():
             (tree / name).unlink()
     if tracked:
-        proc = git(tree, "checkout", "HEAD", "--", *tracked, check=False)
+        proc = git(tree, "checkout", "HEAD", "--", *tracked, check=False, locks=False)
         if proc.returncode:
             problems.append(proc.stderr.strip())
     dirty = dirt(tree)

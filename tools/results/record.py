@@ -29,6 +29,7 @@ from pathlib import Path
 
 from results import db as results_db
 from common import DEFAULT_TREE, PIN_FILE, ToolError, progress, rel, run, warn
+from common.git import git
 from results.summary import diagnostic_lines, node_log
 
 BANNER_RE = re.compile(r"Linux version \S+ \(\S+\) \((.+?), (?:GNU ld|LLD|ld)\b")
@@ -100,7 +101,7 @@ def compiler_of(console_lines, command, arch_name):
 
 def package_version(tree):
     """The Debian package version the tree was extracted from (its `base` commit), else the pin's."""
-    proc = run(["git", "-C", str(tree), "log", "-1", "--format=%s", "base"], check=False)
+    proc = git(tree, "log", "-1", "--format=%s", "base", check=False)
     match = BASE_SUBJECT_RE.match(proc.stdout.strip()) if proc.returncode == 0 else None
     if match:
         return match.group(2)

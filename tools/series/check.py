@@ -36,6 +36,7 @@ from common import (BUILD_DIR, REPO_ROOT, RESULTS_DIR, Heartbeat, ToolError, for
                     run)
 from setup import ccache
 from kunit.run import ccache_make_option, child_env
+from common.git import git
 
 CHECK_DIR = BUILD_DIR / "series-check"
 ARCH = "i386"
@@ -78,10 +79,6 @@ class PatchResult:
             self.seconds[name] = round(seconds, 1)
 
 
-def git(tree, *args, check=True):
-    return run(["git", "-C", str(tree), *args], check=check, what=f"git {args[0]} in {rel(tree)}")
-
-
 # ---- static checks -------------------------------------------------------------------
 
 def checkpatch(tree, patch, runner=run):
@@ -100,7 +97,7 @@ def changed_files(tree, sha):
 
 
 def file_at(tree, rev, path):
-    proc = run(["git", "-C", str(tree), "show", f"{rev}:{path}"], check=False)
+    proc = git(tree, "show", f"{rev}:{path}", check=False)
     return proc.stdout if proc.returncode == 0 else None
 
 
@@ -228,8 +225,8 @@ def pattern_matches(pattern, path):
 
 def kconfig_symbols(tree, sha):
     """Every config symbol defined in a Kconfig file at commit sha."""
-    proc = run(["git", "-C", str(tree), "grep", "-h", "-E", r"^\s*(menu)?config\s+\w+\s*$", sha, "--",
-                "*Kconfig*"], check=False)
+    proc = git(tree, "grep", "-h", "-E", r"^\s*(menu)?config\s+\w+\s*$", sha, "--", "*Kconfig*",
+               check=False)
     return set(SYMBOL_DEF_RE.findall(proc.stdout))
 
 
@@ -313,7 +310,7 @@ class Builder:
         """A worktree of the tree at build/series-check/linux (made once, reused)."""
         self.logs.mkdir(parents=True, exist_ok=True)
         if (self.worktree / ".git").exists():
-            ok = run(["git", "-C", str(self.worktree), "rev-parse", "--git-dir"], check=False).returncode == 0
+            ok = git(self.worktree, "rev-parse", "--git-dir", check=False).returncode == 0
             if ok:
                 return
             git(self.tree, "worktree", "prune")

@@ -12,17 +12,14 @@ import string
 from pathlib import Path
 
 from series import store as series
-from common import BUILD_DIR, ToolError, progress, rel, run
+from common import BUILD_DIR, ToolError, progress, rel
+from common.git import git
 
 SERIES_OUT = BUILD_DIR / "series"
 COVER_TEMPLATE = series.KERNEL_DIR / series.SERIES_SUBDIR / "cover-letter.txt"
 COVER_NAME = "0000-cover-letter.patch"
 SUBJECT_PLACEHOLDER = "*** SUBJECT HERE ***"
 BLURB_PLACEHOLDER = "*** BLURB HERE ***"
-
-
-def git(tree, *args, check=True, hint=None):
-    return run(["git", "-C", str(tree), *args], check=check, what=f"git {args[0]} in {rel(tree)}", hint=hint)
 
 
 def applied_head(tree, kernel_dir=series.KERNEL_DIR):

@@ -15,11 +15,11 @@ series format has no way to say them. The result is checked by rebuilding the ch
 """
 
 import re
-import subprocess
 from pathlib import Path
 
 from series import store as series
-from common import ToolError, progress, rel, run
+from common import ToolError, progress, rel
+from common.git import git
 
 SUBJECT_PREFIX_RE = re.compile(r"^[\w./-]+: ")
 MAX_SLUG = 48
@@ -32,19 +32,6 @@ def slug(subject):
     if len(text) > MAX_SLUG:
         text = text[:MAX_SLUG].rsplit("-", 1)[0]
     return text
-
-
-def git(tree, *args, check=True, hint=None):
-    return run(["git", "-C", str(tree), *args], check=check, what=f"git {args[0]} in {rel(tree)}", hint=hint)
-
-
-def git_bytes(tree, *args):
-    """git output as bytes: file contents and patches are copied exactly (no newline translation)."""
-    proc = subprocess.run(["git", "-C", str(tree), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    if proc.returncode != 0:
-        raise ToolError(f"git {args[0]} in {rel(tree)} failed (exit {proc.returncode}):\n"
-                        + proc.stderr.decode(errors="replace").strip())
-    return proc.stdout
 
 
 class ImportedCommit:
@@ -100,9 +87,9 @@ def read_commit(tree, sha):
     message = git(tree, "log", "-1", "--format=%B", sha).stdout.strip() + "\n"
     patch_text = b""
     if modified:
-        patch_text = git_bytes(tree, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames",
-                               "--src-prefix=a/", "--dst-prefix=b/", "--abbrev=12", f"{sha}^", sha,
-                               "--", *modified)
+        patch_text = git(tree, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames",
+                         "--src-prefix=a/", "--dst-prefix=b/", "--abbrev=12", f"{sha}^", sha, "--", *modified,
+                         text=False).stdout
     return ImportedCommit(sha, message, adds, modified, patch_text)
 
 
@@ -153,7 +140,7 @@ def write_kernel_dir(tree, commits, kernel_dir, head):
                                 f"commit", "the series format cannot delete files: drop the add instead")
             target = kernel_dir / path
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(git_bytes(tree, "cat-file", "blob", f"{head}:{path}"))
+            target.write_bytes(git(tree, "cat-file", "blob", f"{head}:{path}", text=False).stdout)
             target.chmod(0o755 if mode[0] == "100755" else 0o644)
         progress("import", f"{commit_name}: {commit.subject}")
     return named

@@ -21,7 +21,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common import REPO_ROOT, ToolError, progress, rel, run, warn
+from common import REPO_ROOT, ToolError, progress, rel, warn
+from common.git import git
 
 KERNEL_DIR = REPO_ROOT / "kernel"
 SERIES_SUBDIR = "series"
@@ -196,9 +197,8 @@ class ChainBuilder:
                         GIT_COMMITTER_NAME=AUTHOR[0], GIT_COMMITTER_EMAIL=AUTHOR[1],
                         GIT_COMMITTER_DATE=committer_date)
 
-    def git(self, *args, input=None, check=True, hint=None):
-        return run(["git", "-C", str(self.tree), *args], env=getattr(self, "env", None), input=input,
-                   check=check, what=f"git {args[0]}", hint=hint)
+    def git(self, *args, **options):
+        return git(self.tree, *args, env=getattr(self, "env", None), **options)
 
     def build(self, commits):
         """Return [(sha, commit)] for the series on top of base."""
@@ -271,13 +271,9 @@ def build_chain(tree, commits, kernel_dir=KERNEL_DIR):
         return ChainBuilder(tree, kernel_dir, Path(tmp) / "index").build(commits)
 
 
-def tree_git(tree, *args, check=True, hint=None):
-    return run(["git", "-C", str(tree), *args], check=check, what=f"git {args[0]} in {rel(tree)}", hint=hint)
-
-
 def foreign_commits(tree):
     """Commits on HEAD since base that these tools did not make (someone committed by hand)."""
-    proc = tree_git(tree, "log", "--format=%H %an|%s", f"{BASE_TAG}..HEAD", check=False)
+    proc = git(tree, "log", "--format=%H %an|%s", f"{BASE_TAG}..HEAD", check=False)
     foreign = []
     for line in proc.stdout.splitlines():
         sha, _, rest = line.partition(" ")
@@ -297,14 +293,14 @@ def apply(tree, kernel_dir=KERNEL_DIR, force=False):
         progress("apply", "kernel/series/ has no .commit files: the tree stays at base")
     progress("apply", f"building {len(commits)} commit(s) on {BASE_TAG} ...")
     chain = build_chain(tree, commits, kernel_dir)
-    final = chain[-1][0] if chain else tree_git(tree, "rev-parse", f"{BASE_TAG}^{{commit}}").stdout.strip()
-    head = tree_git(tree, "rev-parse", "-q", "--verify", "HEAD", check=False).stdout.strip()
-    branch = tree_git(tree, "symbolic-ref", "-q", "--short", "HEAD", check=False).stdout.strip()
-    dirty = tree_git(tree, "status", "--porcelain", "--untracked-files=no").stdout.rstrip()
+    final = chain[-1][0] if chain else git(tree, "rev-parse", f"{BASE_TAG}^{{commit}}").stdout.strip()
+    head = git(tree, "rev-parse", "-q", "--verify", "HEAD", check=False).stdout.strip()
+    branch = git(tree, "symbolic-ref", "-q", "--short", "HEAD", check=False).stdout.strip()
+    dirty = git(tree, "status", "--porcelain", "--untracked-files=no").stdout.rstrip()
     if head == final and branch == BRANCH:
         progress("apply", f"series up to date ({BRANCH} = {final[:12]})")
         if dirty and force:
-            tree_git(tree, "reset", "-q", "--hard", final)
+            git(tree, "reset", "-q", "--hard", final)
             progress("apply", f"FORCE: discarded the local modifications:\n{dirty}")
         elif dirty:
             warn(f"{rel(tree)} has local modifications that are not in kernel/ (tests will include them):\n{dirty}")
@@ -322,7 +318,7 @@ def apply(tree, kernel_dir=KERNEL_DIR, force=False):
             + "\n    ".join(foreign),
             f"save them with `git -C {rel(tree)} format-patch {BASE_TAG}..HEAD` and move them into "
             f"kernel/, or rerun with FORCE=1 to drop them")
-    already = set(tree_git(tree, "rev-list", f"{BASE_TAG}..HEAD", check=False).stdout.split()) if head else set()
+    already = set(git(tree, "rev-list", f"{BASE_TAG}..HEAD", check=False).stdout.split()) if head else set()
     applied = 0
     for sha, commit in chain:
         if sha not in already:
@@ -330,8 +326,8 @@ def apply(tree, kernel_dir=KERNEL_DIR, force=False):
             progress("apply", f"{commit.name}: {commit.subject}")
     # `checkout -B` without a start point only renames HEAD's branch (files stay);
     # reset --hard then rewrites just the files that differ.
-    tree_git(tree, "checkout", "-q", "-B", BRANCH)
-    tree_git(tree, "reset", "-q", "--hard", final)
+    git(tree, "checkout", "-q", "-B", BRANCH)
+    git(tree, "reset", "-q", "--hard", final)
     progress("apply", f"{applied} commit(s) applied, {len(chain) - applied} unchanged; "
                       f"{BRANCH} = {final[:12]}")
     return final

@@ -10,7 +10,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from common import ToolError, progress, rel, run, run_with_heartbeat
+from common import ToolError, progress, rel, run_with_heartbeat
+from common.git import git
 from setup.pin import remember_tarball_sha
 
 TOP_DIR_IN_TARBALL = "linux-source-6.12"
@@ -18,11 +19,6 @@ BASE_TAG = "base"
 GIT_USER = ("ktimers tools", "ktimers@localhost")
 SHA_RECORD = "ktimers-base-sha256"          # sha256 of the tarball the tree was made from
 TARBALL_CACHE = "ktimers-tarball-stat.json"  # size+mtime -> sha256 cache for the tarball
-
-
-def git(tree, *args, env=None, check=True, what=None, hint=None):
-    return run(["git", "-C", str(tree), *args], env=env, check=check,
-               what=what or f"git {' '.join(args[:2])} in {rel(tree)}", hint=hint)
 
 
 def tarball_cache_file(tree):
