@@ -19,6 +19,7 @@ from kunit import figures
 
 PASS, FAIL, SKIP, ERROR, MISS = "PASS", "FAIL", "SKIP", "ERROR", "MISS"
 STATUSES = (PASS, FAIL, SKIP, ERROR, MISS)
+BAD = (FAIL, ERROR, MISS)
 
 VERSION_RE = re.compile(r"^(\s*)(K?TAP) version (\d+)\s*$")
 VERSION_ANYWHERE_RE = re.compile(r"(K?TAP) version \d+\s*$")
@@ -52,13 +53,6 @@ class Node:
         if self.start_time is None or self.end_time is None:
             return None
         return round(self.end_time - self.start_time, 6)
-
-    def full_log(self):
-        """Own log plus the children's, in console order: what to show for a failure."""
-        lines = list(self.log)
-        for child in self.children:
-            lines.extend(child.full_log())
-        return sorted(lines)
 
     def to_dict(self):
         data = {"name": self.name, "number": self.number, "status": self.status, "line": self.line}
@@ -350,3 +344,36 @@ def parse(lines, on_suite_done=None):
 def parse_file(path):
     with open(path, errors="replace") as handle:
         return parse(handle)
+
+
+# ---- the parsed nodes as a results document (results.json) holds them: Node.to_dict() ----------
+
+def failing_cases(document):
+    """[(suite, case, node, missed)] for every bad case; a suite's unreported cases are one entry."""
+    out = []
+    for suite in document.get("suites", []):
+        children = suite.get("children") or []
+        if not children and suite.get("status") in BAD:
+            out.append((suite["name"], None, suite, []))
+        missed = [case for case in children if case.get("status") == MISS]
+        for case in children:
+            if case.get("status") in (FAIL, ERROR):
+                out.append((suite["name"], case["name"], case, []))
+        if missed:
+            out.append((suite["name"], None, missed[0], missed))
+    return out
+
+
+def node_log(node):
+    """A node's log and its children's, in console order: what to show for a failure."""
+    lines = list(node.get("log", []))
+    for child in node.get("children", []) or []:
+        lines += node_log(child)
+    return sorted(lines)
+
+
+def diagnostic_lines(log):
+    """KUnit's own lines (indented: "    # case: EXPECTATION FAILED ...", "    Expected ...")
+    rather than kernel messages printed meanwhile (warning backtraces); all lines if none."""
+    kunit_lines = [(number, text) for number, text in log if text.startswith(("    ", "\t"))]
+    return kunit_lines or log

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from common import REPO_ROOT
 from kunit.run import STAGE_RE, build_excerpt
-from results.summary import failing_cases
+from kunit.ktap import failing_cases
 
 PASS, KILLED, STILLBORN, ERROR = "pass", "killed", "stillborn", "error"
 NOT_BUILT = ("BUILD_ERROR", "CONFIG_ERROR")

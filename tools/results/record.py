@@ -30,7 +30,7 @@ from pathlib import Path
 from results import db as results_db
 from common import DEFAULT_TREE, PIN_FILE, ToolError, progress, rel, run, warn
 from common.git import git
-from results.summary import diagnostic_lines, node_log
+from kunit.ktap import BAD, diagnostic_lines, node_log
 
 BANNER_RE = re.compile(r"Linux version \S+ \(\S+\) \((.+?), (?:GNU ld|LLD|ld)\b")
 CC_TEXT_RE = re.compile(r'^CONFIG_CC_VERSION_TEXT="(.*)"$', re.MULTILINE)
@@ -171,7 +171,7 @@ def test_rows(build_id, nodes, prefix, log_url, inherited_url, seen):
                      "path": unique, "name": node.get("name"), "status": status,
                      "duration": node.get("duration_s", node.get("seconds")), "log_url": url,
                      "log_line": node.get("line") or (log[0][0] if log else None),
-                     "log_excerpt": excerpt(node) if status in results_db.BAD_STATUSES else None,
+                     "log_excerpt": excerpt(node) if status in BAD else None,
                      "comment": node.get("directive") or node.get("note") or "; ".join(node.get("errors", []))
                      or None, "misc": json.dumps(misc) if misc else None})
         rows += test_rows(build_id, node.get("children") or [], unique, log_url, url, seen)

@@ -169,3 +169,15 @@ def compare(old, new):
     if old.run_status == PASS and new.run_status != PASS and not comparison.of("regression"):
         comparison.run = f"{old.run_status} -> {new.run_status}"
     return comparison
+
+
+def grouped(merged):
+    """[(change, comparison names)] -> (explicit regressions, {(suite, names): [implied MISS changes]}):
+    a crash's never-run tests, per suite, so they can be shown as one line."""
+    explicit, never_ran = [], {}
+    for change, names in merged:
+        if change.implied:
+            never_ran.setdefault((change.path.split(".")[0], tuple(names)), []).append(change)
+        else:
+            explicit.append((change, names))
+    return explicit, never_ran

@@ -215,17 +215,6 @@ def change_line(report, run, change, names):
     return text + (f"  {where}" if where else "")
 
 
-def grouped(merged):
-    """(explicit regressions, {(suite, names): [implied MISS changes]}): a crash's never-run tests, per suite."""
-    explicit, never_ran = [], {}
-    for change, names in merged:
-        if change.implied:
-            never_ran.setdefault((change.path.split(".")[0], tuple(names)), []).append(change)
-        else:
-            explicit.append((change, names))
-    return explicit, never_ran
-
-
 def text_lines(report):
     lines = [f"=== ktimers results report ({rel(report.db)}, baseline {rel(report.baseline_path)}) ==="]
     header = ("arch", "config", "latest run (UTC)", "status", "tests", "not passed", "vs previous", "vs baseline")
@@ -258,7 +247,7 @@ def text_lines(report):
                     lines.append(f"{title} {run.label}: {what} [vs {', '.join(names)}]")
             listed = run.merged(kind)
             if kind == "regression":
-                listed, never_ran = grouped(listed)
+                listed, never_ran = regress.grouped(listed)
                 for (suite, names), changes in never_ran.items():
                     where = location(report, run, changes[0])
                     text = (f"{title} {run.label}: {suite}: {len(changes)} test(s) PASS -> MISS, never ran: "
@@ -282,7 +271,7 @@ def record(report, path, html):
     lines = []
     for run in report.runs:
         lines += [f"{run.label}: {what} [vs {', '.join(names)}]" for what, names in run.run_level()]
-        explicit, never_ran = grouped(run.merged("regression"))
+        explicit, never_ran = regress.grouped(run.merged("regression"))
         lines += [f"{run.label}: {change.path} {change_text(change)} [vs {', '.join(names)}]"
                   for change, names in explicit]
         lines += [f"{run.label}: {suite}: {len(changes)} test(s) PASS -> MISS, never ran [vs {', '.join(names)}]"

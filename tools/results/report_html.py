@@ -15,7 +15,6 @@ from pathlib import Path
 
 from results import regress
 from common import format_duration, rel
-from results.report import grouped
 
 CONTROL_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1bc|[\x00-\x08\x0b-\x1f\x7f]")
 HISTORY_ROWS = 60
@@ -199,7 +198,7 @@ def comparison_block(run, name, comparison, links):
 def regression_items(run, merged, links, labelled):
     """<li>s for [(change, comparison names)]: each regression, except the tests a crash left unrun, which
     are one item per suite (the list folded away). labelled: start each with the run and the references."""
-    explicit, never_ran = grouped(merged)
+    explicit, never_ran = regress.grouped(merged)
 
     def prefix(names):
         return f"{esc(run.label)} [vs {esc(', '.join(names))}]: " if labelled else ""

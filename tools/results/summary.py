@@ -16,11 +16,11 @@ from pathlib import Path
 
 from common import RESULTS_DIR, format_duration, rel
 from kunit import figures
+from kunit.ktap import BAD, diagnostic_lines, failing_cases, node_log
 from common import steps
 
 MAX_LOG_LINES = 25
 SELFTESTS = "selftests"     # the guest selftests' rows (guest_selftests.RESULTS_NAME), next to KUnit's
-BAD_CASE = ("FAIL", "ERROR", "MISS")
 
 
 @dataclass
@@ -80,36 +80,6 @@ def run_failures(row):
     return extra
 
 
-def failing_cases(document):
-    """[(suite, case, node, missed)] for every bad case; a suite's unreported cases are one entry."""
-    out = []
-    for suite in document.get("suites", []):
-        children = suite.get("children") or []
-        if not children and suite.get("status") in BAD_CASE:
-            out.append((suite["name"], None, suite, []))
-        missed = [case for case in children if case.get("status") == "MISS"]
-        for case in children:
-            if case.get("status") in ("FAIL", "ERROR"):
-                out.append((suite["name"], case["name"], case, []))
-        if missed:
-            out.append((suite["name"], None, missed[0], missed))
-    return out
-
-
-def node_log(node):
-    lines = list(node.get("log", []))
-    for child in node.get("children", []) or []:
-        lines += node_log(child)
-    return sorted(lines)
-
-
-def diagnostic_lines(log):
-    """KUnit's own lines (indented: "    # case: EXPECTATION FAILED ...", "    Expected ...")
-    rather than kernel messages printed meanwhile (warning backtraces); all lines if none."""
-    kunit_lines = [(number, text) for number, text in log if text.startswith(("    ", "\t"))]
-    return kunit_lines or log
-
-
 def head_and_tail(lines, limit=MAX_LOG_LINES):
     """Where it started going wrong and where it ended, for long logs."""
     if len(lines) <= limit:
@@ -148,7 +118,7 @@ def print_details(arch, config, document):
                   f"\n{node.get('status')} [{label}] {suite}")
             for error in node.get("errors", []):
                 print(f"    ({error})")
-            bad_params = [c for c in node.get("children", []) or [] if c.get("status") in BAD_CASE]
+            bad_params = [c for c in node.get("children", []) or [] if c.get("status") in BAD]
             for param in bad_params[:10]:
                 print(f"    {param.get('status')} param: {param.get('name')}")
             log = node_log(node)
