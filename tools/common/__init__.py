@@ -106,6 +106,14 @@ def is_root():
     return os.geteuid() == 0
 
 
+def table_lines(rows, rule=True):
+    """Rows (the first one the header) as text columns two spaces apart; rule: dashes under the header."""
+    rows = [[str(cell) for cell in row] for row in rows]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows]
+    return lines[:1] + ["  ".join("-" * width for width in widths)] + lines[1:] if rule else lines
+
+
 def rel(path):
     """Path relative to the repo when possible: shorter, copy-pasteable messages."""
     try:

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from common.arches import ARCHES
-from common import REPO_ROOT, ToolError, rel
+from common import REPO_ROOT, ToolError, rel, table_lines
 
 MATRIX_FILE = REPO_ROOT / "kunit_configs" / "matrix"
 KEYS = ("description", "fragments", "kernel_args", "smp", "by_default", "arches", "suites")
@@ -295,5 +295,4 @@ def describe(matrix):
          str(c.smp), " ".join(c.fragments) or "-", " ".join(c.kernel_args) or "-", c.suites or "all",
          c.description)
         for c in matrix.configurations.values()]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    return ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows]
+    return table_lines(rows, rule=False)

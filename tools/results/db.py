@@ -20,7 +20,7 @@ and shows sqlite3 queries.
 import json
 import os
 import sqlite3
-from contextlib import closing
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 from common import RESULTS_DIR, ToolError, rel
@@ -209,33 +209,36 @@ def insert_run(connection, checkout, build, tests, bench=()):
         for test in tests:
             _insert(connection, "tests", TEST_COLUMNS, test)
         for figure in bench:
-            connection.execute(f"INSERT INTO bench_results ({', '.join(BENCH_COLUMNS)}) "
-                               f"VALUES ({', '.join('?' * len(BENCH_COLUMNS))})",
-                               [figure.get(column) for column in BENCH_COLUMNS])
+            _insert(connection, "bench_results", BENCH_COLUMNS, figure)
 
 
-def write_run(path, checkout, build, tests, bench=()):
-    with closing(connect(path, create=True)) as connection:
-        try:
-            insert_run(connection, checkout, build, tests, bench)
-        except sqlite3.DatabaseError as error:
-            raise _bad_database(path, error) from None
-
-
-def write_mutant_results(path, rows):
-    """Add the rows of one mutant run (mutant_report.db_rows); the same run again replaces its rows.
-
-    The table is created on the way (CREATE TABLE IF NOT EXISTS), so a database written before
-    mutant runs existed takes them too."""
+@contextmanager
+def _writing(path):
+    """A connection to the database at path (created when missing) that commits at the end; a write the
+    file refuses (sqlite3.DatabaseError) becomes the ToolError of a broken database."""
     with closing(connect(path, create=True)) as connection:
         try:
             with connection:
-                for run_id in dict.fromkeys(row["run_id"] for row in rows):
-                    connection.execute("DELETE FROM mutant_results WHERE run_id = ?", (run_id,))
-                for row in rows:
-                    _insert(connection, "mutant_results", MUTANT_COLUMNS, row)
+                yield connection
         except sqlite3.DatabaseError as error:
             raise _bad_database(path, error) from None
+
+
+def write_run(path, checkout, build, tests, bench=()):
+    with _writing(path) as connection:
+        insert_run(connection, checkout, build, tests, bench)
+
+
+def write_mutant_results(path, rows):
+    """Add the rows of one mutant run (mutants/report.py's db_rows); the same run again replaces its rows.
+
+    The table is created on the way (CREATE TABLE IF NOT EXISTS), so a database written before
+    mutant runs existed takes them too."""
+    with _writing(path) as connection:
+        for run_id in dict.fromkeys(row["run_id"] for row in rows):
+            connection.execute("DELETE FROM mutant_results WHERE run_id = ?", (run_id,))
+        for row in rows:
+            _insert(connection, "mutant_results", MUTANT_COLUMNS, row)
 
 
 # ---- queries ------------------------------------------------------------------------

@@ -29,8 +29,10 @@ from pathlib import Path
 
 from results import db as results_db
 from common import DEFAULT_TREE, PIN_FILE, ToolError, progress, rel, run, warn
+from common.arches import get_arch
 from common.git import git
 from kunit.ktap import BAD, diagnostic_lines, node_log
+from setup import pin
 
 BANNER_RE = re.compile(r"Linux version \S+ \(\S+\) \((.+?), (?:GNU ld|LLD|ld)\b")
 CC_TEXT_RE = re.compile(r'^CONFIG_CC_VERSION_TEXT="(.*)"$', re.MULTILINE)
@@ -91,7 +93,6 @@ def compiler_of(console_lines, command, arch_name):
             if text:
                 return text.group(1)
     try:
-        from common.arches import get_arch
         proc = run([get_arch(arch_name).gcc, "--version"], check=False)
     except ToolError:
         return None
@@ -106,7 +107,6 @@ def package_version(tree):
     if match:
         return match.group(2)
     try:
-        from setup import pin
         return pin.read_pin(PIN_FILE).version
     except ToolError:
         return None
@@ -114,7 +114,6 @@ def package_version(tree):
 
 def base_version(package):
     try:
-        from setup import pin
         return pin.kernel_version_of(package) if package else None
     except ToolError:
         return None

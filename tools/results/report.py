@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from results import baseline, regress, db as results_db
-from common import ToolError, rel
+from common import ToolError, rel, table_lines
 
 MAX_LISTED = 20     # per run and class on the terminal; the HTML page lists everything
 
@@ -187,13 +187,6 @@ def counts_text(comparison):
     return ", ".join(parts) or "no changes"
 
 
-def status_counts(run):
-    counts = dict.fromkeys(results_db.TEST_STATUSES, 0)
-    for test in run.tests.values():
-        counts[test["status"]] = counts.get(test["status"], 0) + 1
-    return counts
-
-
 def location(report, run, change):
     log_url, line = run.where(change.path, change.implied)
     if not log_url or change.kind == "removed":
@@ -223,16 +216,11 @@ def text_lines(report):
         if not run.latest:
             table.append((run.arch, run.config, "no run recorded", "-", "-", "-", "-", "-"))
             continue
-        counts = status_counts(run)
         table.append((run.arch, run.config, when(run.latest["start_time"]), run.latest["run_status"],
-                      str(len(run.tests)), str(sum(counts[s] for s in regress.BAD)),
+                      len(run.tests), sum(1 for test in run.tests.values() if test["status"] in regress.BAD),
                       counts_text(run.vs_previous) if run.previous else "(first run)",
                       counts_text(run.vs_baseline) if run.baseline else "(not in the baseline)"))
-    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    for index, row in enumerate(table):
-        lines.append("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
-        if index == 0:
-            lines.append("  ".join("-" * width for width in widths))
+    lines += table_lines(table)
     for run in report.runs:
         latest = run.latest
         if latest and latest["status"] != regress.PASS:

@@ -55,17 +55,18 @@ def esc(text):
 
 
 def css_class(status):
-    if status in ("PASS",):
-        return GOOD
-    if status in ("SKIP",):
-        return SKIPPED
-    if status in ("MISS",):
-        return MISSING
-    return BAD
+    return {"PASS": GOOD, "SKIP": SKIPPED, "MISS": MISSING}.get(status, BAD)
 
 
 def badge(status):
     return f'<span class="badge {css_class(status)}">{esc(status)}</span>'
+
+
+def log_link(href, line, without_line=None):
+    """' <a>log line N</a>' to a line of a stored log; without a line, a link named without_line, if given."""
+    if href and line:
+        return f' <a href="{esc(href)}">log line {line}</a>'
+    return f' <a href="{esc(href)}">{without_line}</a>' if href and without_line else ""
 
 
 def anchor(label):
@@ -130,10 +131,7 @@ def comparison_cell(comparison, reference, absent):
 
 def matrix(report):
     arches = sorted({run.arch for run in report.runs})
-    configs = []
-    for run in report.runs:
-        if run.config not in configs:
-            configs.append(run.config)
+    configs = list(dict.fromkeys(run.config for run in report.runs))
     cells = {(run.arch, run.config): run for run in report.runs}
     out = ["<table><tr><th>arch \\ configuration</th>" + "".join(f"<th>{esc(c)}</th>" for c in configs) + "</tr>"]
     for arch in arches:
@@ -144,7 +142,7 @@ def matrix(report):
                 out.append(f'<td class="none">{"-" if run is None else "no run recorded"}</td>')
                 continue
             latest = run.latest
-            bad = sum(1 for test in run.failing())
+            bad = len(run.failing())
             status = latest["run_status"] if not run.regressions else "FAIL"
             out.append(
                 f'<td class="{css_class(status)}"><a href="#{anchor(run.label)}">{badge(latest["run_status"])}</a> '
@@ -165,9 +163,8 @@ def change_item(run, change, links, prefix=""):
         what += f" ({change.count} tests)"
     if change.implied:
         what += " (never ran: the run stopped before it)"
-    target = f' <a href="{esc(href)}">log line {line}</a>' if href and line else (
-        f' <a href="{esc(href)}">log</a>' if href else "")
-    return f'<li class="{change.kind}">{prefix}<code>{esc(change.path)}</code>: {what}{target}</li>'
+    what += log_link(href, line, "log")
+    return f'<li class="{change.kind}">{prefix}<code>{esc(change.path)}</code>: {what}</li>'
 
 
 def comparison_block(run, name, comparison, links):
@@ -206,9 +203,9 @@ def regression_items(run, merged, links, labelled):
     for (suite, names), changes in never_ran.items():
         log_url, line = run.where(changes[0].path, True)
         href = links.line(log_url, line)
-        target = f' <a href="{esc(href)}">log line {line}</a>' if href and line else ""
         items.append(f'<li class="regression">{prefix(names)}<code>{esc(suite)}</code>: {len(changes)} test(s) '
-                     f"PASS &rarr; MISS, never ran: the run stopped before them{target}<details><summary>which"
+                     f"PASS &rarr; MISS, never ran: the run stopped before them{log_link(href, line)}"
+                     "<details><summary>which"
                      "</summary><ul>" + "".join(f"<li><code>{esc(c.path)}</code></li>" for c in changes)
                      + "</ul></details></li>")
     return items
@@ -234,10 +231,8 @@ def run_section(run, links):
             ("series hash", (latest.get("patchset_hash") or "")[:16]),
             ("tree head", (latest.get("git_commit_hash") or "")[:12]), ("environment", env.get("comment")),
             ("build id", latest["id"])]
-    cells = []
-    for key, value in rows:
-        rendered = value if key in ("verdict", "build") else esc(value)
-        cells.append(f"<tr><th>{esc(key)}</th><td>{rendered}</td></tr>")
+    cells = [f"<tr><th>{esc(key)}</th><td>{value if key in ('verdict', 'build') else esc(value)}</td></tr>"
+             for key, value in rows]
     logs = []
     if latest.get("console_url"):
         logs.append(f'<a href="{esc(links.line(latest["console_url"], None))}">console</a> '
@@ -256,7 +251,7 @@ def run_section(run, links):
         out.append(f"<h4>not passed in this run ({len(failing)})</h4><ul>")
         for test in failing:
             href = links.line(test.get("log_url"), test.get("log_line"))
-            link = f' <a href="{esc(href)}">log line {test["log_line"]}</a>' if href and test.get("log_line") else ""
+            link = log_link(href, test.get("log_line"))
             excerpt = f'<details><summary>excerpt</summary><pre class="excerpt">{esc(test["log_excerpt"])}</pre>' \
                       f"</details>" if test.get("log_excerpt") else ""
             out.append(f'<li>{badge(test["status"])} <code>{esc(test["path"])}</code>{link}{excerpt}</li>')

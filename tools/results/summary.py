@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common import RESULTS_DIR, format_duration, rel
+from common import RESULTS_DIR, format_duration, rel, table_lines
 from kunit import figures
 from kunit.ktap import BAD, diagnostic_lines, failing_cases, node_log
 from common import steps
@@ -94,11 +94,8 @@ def print_table(rows, extra_rows):
         (r.arch, r.config, r.status, r.cases, r.passed, r.failed, r.skipped, r.missed, r.findings,
          format_duration(r.duration) if r.duration is not None else "-")
         for r in rows] + extra_rows
-    widths = [max(len(str(line[i])) for line in table) for i in range(len(header))]
-    for index, line in enumerate(table):
-        print("  ".join(str(cell).ljust(widths[i]) for i, cell in enumerate(line)).rstrip())
-        if index == 0:
-            print("  ".join("-" * width for width in widths))
+    for line in table_lines(table):
+        print(line)
 
 
 def print_details(arch, config, document):
@@ -163,12 +160,11 @@ def print_selftest_reports(runs, results_dir):
             print(report.read_text().rstrip("\n"))
 
 
-def step_counts(path, key, label, extra, totals):
-    """The counts file another step wrote (tools-test, style, report --record), or None: not asked for,
-    or missing or unreadable, which adds a NO_RESULTS row that counts as one failure."""
+def step_counts(path, result, key, label, extra, totals):
+    """The counts another step wrote (tools-test, style, report --record; result: the file loaded), or None:
+    not asked for, or missing or unreadable, which adds a NO_RESULTS row that counts as one failure."""
     if not path:
         return None
-    result = load(path)
     if result is None or key not in result:
         extra.append((label, "-", "NO_RESULTS", "-", "-", "-", "-", "-", "-", "-"))
         totals.failed += 1
@@ -201,7 +197,8 @@ def summarize(runs, results_dir=RESULTS_DIR, tools_tests=None, style=None, error
     for _ in errors:
         extra.append(("setup", "-", "ERROR", "-", "-", 1, "-", "-", "-", "-"))
         totals.failed += 1
-    counts = step_counts(tools_tests, "passed", "tools", extra, totals)
+    tools_result, style_result, report_result = (load(path) if path else None for path in (tools_tests, style, report))
+    counts = step_counts(tools_tests, tools_result, "passed", "tools", extra, totals)
     if counts:
         failed = counts.get("failed", 0) + counts.get("errors", 0)
         extra.append(("tools", "unittest", "PASS" if not failed else "FAIL", counts.get("total", 0),
@@ -210,14 +207,14 @@ def summarize(runs, results_dir=RESULTS_DIR, tools_tests=None, style=None, error
         totals.passed += counts["passed"]
         totals.failed += failed
         totals.skipped += counts.get("skipped", 0)
-    result = step_counts(style, "files", "style", extra, totals)
+    result = step_counts(style, style_result, "files", "style", extra, totals)
     if result:
         bad = len(result.get("failed_files", [])) + (1 if result.get("error") else 0)
         extra.append(("style", "checkpatch", "PASS" if not bad else "FAIL", result["files"],
                       result["files"] - len(result.get("failed_files", [])), bad, 0, 0,
                       result.get("problems", 0), "-"))
         totals.failed += bad
-    result = step_counts(report, "regressions", "report", extra, totals)
+    result = step_counts(report, report_result, "regressions", "report", extra, totals)
     if result:
         regressions = result["regressions"]
         extra.append(("report", "regressions", "PASS" if not regressions else "FAIL", result.get("runs", 0),
@@ -237,13 +234,13 @@ def summarize(runs, results_dir=RESULTS_DIR, tools_tests=None, style=None, error
     for error in errors:
         print(f"error: {error}")
     if style:
-        result = load(style) or {}
+        result = style_result or {}
         for name in result.get("failed_files", []):
             print(f"style: {name} has checkpatch/kernel-doc problems (run `make style`)")
         if result.get("error"):
             print(f"style: {result['error']}")
     if report:
-        result = load(report) or {}
+        result = report_result or {}
         for line in result.get("lines", []):
             print(f"regression: {line}")
         if result.get("html"):
@@ -251,7 +248,7 @@ def summarize(runs, results_dir=RESULTS_DIR, tools_tests=None, style=None, error
         if "regressions" not in result:
             print("report: no regression report (the results database could not be read; see `make report`)")
     if tools_tests:
-        for name in (load(tools_tests) or {}).get("failures", []):
+        for name in (tools_result or {}).get("failures", []):
             print(f"tools test failed: {name}")
     for line in steps.table(steps.load()):
         print(line)
