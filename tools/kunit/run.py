@@ -9,7 +9,9 @@ was already built in this invocation, `exec` only boots it. We run it with
 kernel console goes to build/results/<arch>-<config>/console.log while a
 compact progress line is printed per finished suite. The console is then
 parsed (kunit/ktap.py) and scanned (kunit/logscan.py), and everything lands in
-results.json for results/summary.py.
+results.json for results/summary.py. The tree's own kunit.py parser parses the
+same console (kunit/crosscheck.py): its result tree is printed and kept in
+kunit-parser.txt, and any test on which it and ktap.py disagree fails the run.
 """
 
 import datetime
@@ -26,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from setup import ccache
-from kunit import ktap, logscan, matrix
+from kunit import crosscheck, ktap, logscan, matrix
 from common import steps
 from common.arches import get_arch
 from common.git import git
@@ -37,6 +39,7 @@ KUNIT_PY = "tools/testing/kunit/kunit.py"
 DEFAULT_TIMEOUT = 1200
 HEARTBEAT_SECONDS = 60
 BUILD_EXCERPT_LINES = 40
+REFERENCE_FILE = "kunit-parser.txt"      # kunit.py's result tree of the console (kunit/crosscheck.py)
 # Environment that would leak from our make into kunit.py's kernel make and change it.
 MAKE_ENV_LEAKS = ("MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES", "MAKELEVEL", "GNUMAKEFLAGS",
                   "ARCH", "CROSS_COMPILE", "KBUILD_OUTPUT", "CC", "LLVM", "O")
@@ -229,8 +232,9 @@ def build_excerpt(lines, limit=BUILD_EXCERPT_LINES):
 
 # ---- results ---------------------------------------------------------------
 
-def decide(stream, returncode, parsed, findings, missing):
-    """(status, problems): the run's verdict and what the user should know about it."""
+def decide(stream, returncode, parsed, findings, missing, reference=None):
+    """(status, problems): the run's verdict and what the user should know about it.
+    reference: the kunit.py parser's check of the console (CrossCheck.to_dict()), if any."""
     problems = []
     if stream.phase == "build":
         if returncode == 0:
@@ -273,8 +277,10 @@ def decide(stream, returncode, parsed, findings, missing):
         status = "CRASH" if status == "PASS" else status
     if missing:
         problems.append(f"suite(s) defined in kernel/ but absent from the results: {', '.join(missing)}")
+    problems += crosscheck.problems(reference)
     counts = parsed.case_counts()
-    if status == "PASS" and (counts["FAIL"] or counts["ERROR"] or counts["MISS"] or missing or findings):
+    if status == "PASS" and (counts["FAIL"] or counts["ERROR"] or counts["MISS"] or missing or findings
+                             or crosscheck.failed(reference)):
         status = "FAIL"
     if findings:
         problems.append(f"{len(findings)} problem(s) in the kernel log (WARNING/BUG/lockdep/...)")
@@ -283,8 +289,9 @@ def decide(stream, returncode, parsed, findings, missing):
 
 def results_document(*, arch, config, stream, returncode, parsed, scan, missing, expected,
                      start, end, build_seconds, command, result_dir, series_hash=None, tree_head=None,
-                     tree=None, configuration=None, kunitconfig=None, boot_only=False, kind="kunit"):
-    status, problems = decide(stream, returncode, parsed, scan.findings, missing)
+                     tree=None, configuration=None, kunitconfig=None, boot_only=False, kind="kunit",
+                     base_commit=None, reference=None):
+    status, problems = decide(stream, returncode, parsed, scan.findings, missing, reference)
     suites = [suite.to_dict() for suite in parsed.suites]
     suites += [{"name": name, "number": None, "status": ktap.MISS, "line": None, "log": [],
                 "errors": ["defined in kernel/ but never reported"]} for name in missing]
@@ -309,8 +316,9 @@ def results_document(*, arch, config, stream, returncode, parsed, scan, missing,
         "status": status,
         "problems": problems,
         "kernel_version": kernel_version,
-        "series_hash": series_hash,
-        "tree_head": tree_head,
+        "series_hash": series_hash,             # sha256 over the patches' sha256s (KCIDB patchset_hash)
+        "tree_head": tree_head,                 # head of branch ktimers: the series applied
+        "base_commit": base_commit,             # the tree's `base` commit the series applies to
         "start_time": datetime.datetime.fromtimestamp(start, datetime.timezone.utc).isoformat(timespec="seconds"),
         "duration_s": round(end - start, 1),
         "build_duration_s": None if build_seconds is None else round(build_seconds, 1),
@@ -321,6 +329,7 @@ def results_document(*, arch, config, stream, returncode, parsed, scan, missing,
         "findings": [finding.to_dict() for finding in scan.findings],
         "expected_warnings": [finding.to_dict() for finding in scan.expected],
         "ktap_errors": parsed.errors,
+        "kunit_parser": reference,                # kunit.py's parser on the same console (kunit/crosscheck.py)
         "kunitpy_exit": returncode,
         "command": command,
         "console_log": rel(result_dir / "console.log"),
@@ -463,20 +472,32 @@ def run_suites(tree, arch_name, config="default", timeout=DEFAULT_TIMEOUT, jobs=
     scan = logscan.scan_detailed(stream.console_lines)
     found = {suite.name for suite in parsed.suites}
     missing = [suite for suite in expected if suite not in found]
+    reference = cross_check(tree, stream, parsed, result_dir)
     document = results_document(
         arch=arch.name, config=configuration.name, stream=stream, returncode=returncode, parsed=parsed, scan=scan,
         missing=missing, expected=expected, start=live.start, end=end,
         build_seconds=(live.build_end - live.start) if live.build_end and not boot_only else None, command=command,
         result_dir=result_dir, series_hash=safe_series_hash(repo / "kernel"), tree_head=tree_head(tree),
-        tree=tree, configuration=configuration, kunitconfig=rel(kunitconfig), boot_only=boot_only, kind=kind)
+        base_commit=base_commit(tree), tree=tree, configuration=configuration, kunitconfig=rel(kunitconfig),
+        boot_only=boot_only, kind=kind, reference=reference.to_dict() if reference else None)
     hit_rate = ccache.read_stats_log(stats_log) if stats_log else None
     document["ccache"] = hit_rate.to_dict() if hit_rate else None
     if hit_rate:
         progress("build", f"ccache hits: {hit_rate}", label)
     record_steps(label, document, hit_rate)
     (result_dir / "results.json").write_text(json.dumps(document, indent=1) + "\n")
-    report(label, document, stream, result_dir)
+    report(label, document, stream, result_dir, reference)
     return document
+
+
+def cross_check(tree, stream, parsed, result_dir):
+    """kunit.py's parser on the console (None when the kernel never booted); its printed result tree
+    goes to <result dir>/kunit-parser.txt."""
+    if stream.phase == "build":
+        return None
+    reference = crosscheck.check(tree, stream.console_lines, parsed)
+    (result_dir / REFERENCE_FILE).write_text(reference.printed or f"{reference.note or reference.error}\n")
+    return reference
 
 
 def record_steps(label, document, hit_rate):
@@ -499,13 +520,28 @@ def safe_series_hash(kernel_dir):
 
 
 def tree_head(tree):
-    proc = git(tree, "rev-parse", "HEAD", check=False)
-    return proc.stdout.strip() or None
+    return commit_of(tree, "HEAD")
 
 
-def report(arch, document, stream, result_dir):
-    """Explain a bad outcome right away; results/summary.py prints the full table later."""
+def base_commit(tree):
+    """The commit the series applies to (setup/tree.py tags it `base`): KCIDB's git_commit_hash."""
+    return commit_of(tree, "base^{commit}")
+
+
+def commit_of(tree, revision):
+    proc = git(tree, "rev-parse", "--verify", "--quiet", revision, check=False)
+    return proc.stdout.strip() if proc.returncode == 0 and proc.stdout.strip() else None
+
+
+def report(arch, document, stream, result_dir, reference=None):
+    """Explain a bad outcome right away; results/summary.py prints the full table later. kunit.py's
+    result tree (reference) comes first, as `kunit.py run` shows it, then the problems and the verdict."""
     status = document["status"]
+    if reference is not None and reference.printed:
+        progress("kunit", f"kunit.py's parser on the console ({rel(result_dir / REFERENCE_FILE)}):", arch)
+        print(reference.printed, end="", flush=True)
+    elif reference is not None:
+        progress("kunit", f"kunit.py's parser: {reference.note or reference.error}", arch)
     if status in ("BUILD_ERROR", "CONFIG_ERROR"):
         progress("build", f"{'build' if status == 'BUILD_ERROR' else 'configuration'} FAILED; "
                           f"last relevant output (full log: {rel(result_dir / 'build.log')}):", arch)

@@ -5,7 +5,7 @@ record_quietly() with the run's results directory (build/results/<arch>-<config>
 and its results document. This module
 
 - copies the directory's files (console.log or the two selftest consoles, build.log,
-  report.txt, results.json) to <database dir>/store/<arch>-<config>-<UTC start>/, so
+  kunit-parser.txt, report.txt, results.json) to <database dir>/store/<arch>-<config>-<UTC start>/, so
   the raw console stays re-parsable (`kunit.py parse store/.../console.log`) after the
   next run overwrites build/results;
 - turns the document into one checkout, one build and its tests (suite, suite.case,
@@ -253,6 +253,8 @@ def rows_for(document, result_dir, tree, store_root):
                          for f in document.get("findings", [])],
             "mode": document.get("mode"), "missing_suites": document.get("missing_suites", []),
             "results_dir": rel(result_dir)}
+    if document.get("kunit_parser") is not None:    # kunit.py's parser on the console (kunit/crosscheck.py)
+        misc["kunit_parser"] = document["kunit_parser"]
     if document.get("bench") is not None:   # the figures themselves go to bench_results
         misc["bench"] = {key: document["bench"].get(key) for key in ("status", "begin", "end", "problems")}
     build = {"id": build_id, "checkout_id": checkout["id"], "origin": results_db.ORIGIN, "architecture": arch,

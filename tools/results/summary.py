@@ -5,7 +5,8 @@ the failing cases with their diagnostic lines and the log findings, and ends
 with exactly one line `N passed, N failed[, N skipped]` totalled over all rows
 (CI reads it). The exit status is non-zero exactly when "failed" is non-zero:
 failed counts failed/errored/missing cases, missing suites, log findings, runs
-that did not finish (build error, crash, timeout, missing results), failed tool
+that did not finish (build error, crash, timeout, missing results), runs on whose
+console kunit.py's own parser and ktap.py disagree (or kunit.py's parser failed), failed tool
 tests, style problems and the regressions `make report` found against the
 previous runs and the baseline.
 """
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from common import RESULTS_DIR, format_duration, rel, table_lines
-from kunit import figures
+from kunit import crosscheck, figures
 from kunit.ktap import BAD, diagnostic_lines, failing_cases, node_log
 from common import steps
 
@@ -45,6 +46,7 @@ class Row:
     skipped: int = 0
     missed: int = 0
     findings: int = 0
+    disagreed: bool = False    # kunit.py's parser disagreed with ktap.py on the console, or failed
     duration: float = None
     problems: list = field(default_factory=list)
 
@@ -68,13 +70,14 @@ def row_for(arch, config, document):
                cases=counts.get("total", 0), passed=counts.get("PASS", 0),
                failed=counts.get("FAIL", 0) + counts.get("ERROR", 0), skipped=counts.get("SKIP", 0),
                missed=counts.get("MISS", 0), findings=len(document.get("findings", [])),
-               duration=document.get("duration_s"), problems=document.get("problems", []))
+               disagreed=crosscheck.failed(document.get("kunit_parser")), duration=document.get("duration_s"), problems=document.get("problems", []))
 
 
 def run_failures(row):
-    """Failures the case counts cannot show: findings, and a run that never finished."""
+    """Failures the case counts cannot show: findings, a run that never finished, and the parsers
+    disagreeing about its console (one failure however many tests they disagree on)."""
     unfinished = row.status not in ("PASS", "FAIL")
-    extra = row.findings + (1 if unfinished else 0)
+    extra = row.findings + (1 if unfinished else 0) + (1 if row.disagreed else 0)
     if row.status != "PASS" and row.failed + row.missed + extra == 0:
         extra = 1  # a failed run must never add up to "0 failed"
     return extra

@@ -1,12 +1,13 @@
 import json
 import os
+import shutil
 import unittest
 from unittest import mock
 
-from helpers import MATRIX_TEXT, TempDirTestCase, data_lines, quiet, quiet_raises, write
+from helpers import DATA_DIR, MATRIX_TEXT, TempDirTestCase, data_lines, quiet, quiet_raises, write
 
 from common import arches
-from kunit import ktap, run as kunit_run, logscan, matrix
+from kunit import crosscheck, ktap, run as kunit_run, logscan, matrix
 from common import ToolError
 
 MATRIX = MATRIX_TEXT
@@ -263,6 +264,21 @@ class DecideTest(unittest.TestCase):
         self.assertTrue(any("timed out after 600s" in p for p in problems))
         self.assertTrue(any("problem(s) in the kernel log" in p for p in problems))
 
+    def test_the_parsers_disagreeing_fails_the_run(self):
+        disagreeing = {"checked": True, "tests": 2, "disagreements": ["s.t: ktap.py PASS, kunit_parser FAIL"]}
+        stream = kunit_run.Stream()
+        for line in self.BOOT + self.GOOD:
+            stream.feed(line)
+        parsed = ktap.parse(stream.console_lines)
+        status, problems = kunit_run.decide(stream, 0, parsed, [], [], disagreeing)
+        self.assertEqual(status, "FAIL")
+        self.assertEqual(problems, ["kunit.py's parser and ktap.py disagree on 1 test(s): "
+                                    "s.t: ktap.py PASS, kunit_parser FAIL"])
+        failing = {"checked": False, "tests": 0, "disagreements": [], "error": "kunit_parser: ValueError: x"}
+        self.assertEqual(kunit_run.decide(stream, 0, parsed, [], [], failing)[0], "FAIL")
+        not_checked = {"checked": False, "tests": 0, "disagreements": [], "error": None, "note": "not checked: x"}
+        self.assertEqual(kunit_run.decide(stream, 0, parsed, [], [], not_checked), ("PASS", []))
+
     def test_failures_findings_and_missing_suites(self):
         failing = self.GOOD[:4] + ["    not ok 1 t", "not ok 1 s"]
         self.assertEqual(self.decide(self.BOOT + failing)[0], "FAIL")
@@ -293,7 +309,8 @@ class RunSuitesTest(TempDirTestCase):
         write(self.tree / "tools" / "testing" / "kunit" / "kunit.py", FAKE_KUNIT)
         write(self.tree / "Makefile", "VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 118\n")
         self.repo = self.tmp / "repo"
-        write(self.repo / ".kunitconfig", "CONFIG_KUNIT=y\nCONFIG_SMP=y\nCONFIG_HOTPLUG_CPU=y\n")
+        write(self.repo / "kernel" / "kernel" / "time" / ".kunitconfig", "CONFIG_KUNIT=y\nCONFIG_SMP=y\n")
+        write(self.repo / ".kunitconfig", "CONFIG_HOTPLUG_CPU=y\n")
         write(self.repo / "kunit_configs" / "matrix", MATRIX)
         write(self.repo / "kunit_configs" / "up.config", UP_CONFIG)
         write(self.repo / "kernel" / "kernel" / "time" / "t.c",
@@ -411,6 +428,50 @@ class RunSuitesTest(TempDirTestCase):
         self.assertEqual(document["status"], "PASS")
         self.assertEqual(document["problems"], [])
 
+    def with_kunit_parser(self):
+        """The fake tree gets Linux 6.12's kunit_parser.py and kunit_printer.py."""
+        kunit_dir = self.tree / "tools" / "testing" / "kunit"
+        for name in ("kunit_parser.py", "kunit_printer.py"):
+            shutil.copyfile(DATA_DIR / "kunit-6.12" / "tools" / "testing" / "kunit" / name, kunit_dir / name)
+
+    def test_kunit_pys_parser_checks_the_run_and_its_tree_is_shown(self):
+        self.with_kunit_parser()
+        document, out, _ = self.run_with(data_lines("kunitpy-i386-time_test.log"), expect="time_test_cases")
+        self.assertEqual(document["kunit_parser"], {
+            "checked": True, "tests": 2, "summary": "Testing complete. Ran 1 tests: passed: 1",
+            "disagreements": [], "error": None, "note": None})
+        self.assertEqual((document["status"], document["problems"]), ("PASS", []))
+        printed = (self.tmp / "results" / "i386-default" / "kunit-parser.txt").read_text()
+        self.assertIn("[PASSED] time_test_cases", printed)
+        self.assertIn("kunit.py's parser on the console", out)
+        self.assertIn(printed, out)
+        # the tree comes after the run's own progress lines, before its verdict
+        self.assertLess(out.index("time_test_cases: 1/1 ok"), out.index(printed))
+        self.assertLess(out.index(printed), out.index("PASS: 1 passed"))
+
+    def test_a_disagreement_fails_the_run(self):
+        self.with_kunit_parser()
+        real_parse = ktap.Parser.finish
+
+        def wrong(parser):                  # ktap.py misreading the one case
+            run = real_parse(parser)
+            run.suites[0].children[0].status = ktap.SKIP
+            return run
+        with mock.patch.object(ktap.Parser, "finish", wrong):
+            document, out, _ = self.run_with(data_lines("kunitpy-i386-time_test.log"), expect="time_test_cases")
+        self.assertEqual(document["status"], "FAIL")
+        self.assertEqual(document["kunit_parser"]["disagreements"],
+                         ["time_test_cases.time64_to_tm_test_date_range: ktap.py SKIP, kunit_parser PASS"])
+        self.assertIn("disagree on 1 test(s)", document["problems"][0])
+        self.assertIn("disagree on 1 test(s)", out)
+
+    def test_a_tree_without_kunit_parser_is_not_checked_plainly(self):
+        document, out, _ = self.run_with(data_lines("kunitpy-i386-time_test.log"), expect="time_test_cases")
+        self.assertEqual(document["status"], "PASS")
+        self.assertFalse(document["kunit_parser"]["checked"])
+        self.assertIn("kunit.py's parser: not checked", out)
+        self.assertIn("not checked", (self.tmp / "results" / "i386-default" / "kunit-parser.txt").read_text())
+
     def test_build_failure_shows_compiler_errors(self):
         lines = ["[00:00:00] Configuring KUnit Kernel ...", "[00:00:01] Building KUnit Kernel ...",
                  "Building with:", "$ make all ARCH=i386",
@@ -421,6 +482,7 @@ class RunSuitesTest(TempDirTestCase):
         self.assertIn("build FAILED", out)
         self.assertIn("    kernel/time/ktimer.c:12:5: error: 'foo' undeclared", out)
         self.assertEqual(document["missing_suites"], ["ktimer_queue", "time_test_cases"])
+        self.assertIsNone(document["kunit_parser"])     # no console: nothing to check
 
     def test_stale_results_are_removed_first(self):
         stale = write(self.tmp / "results" / "i386-default" / "results.json", '{"status": "PASS"}')

@@ -62,6 +62,18 @@ class RecordTest(RecordingTestCase):
         self.assertEqual(run["compiler"], "arm-linux-gnueabihf-gcc (Debian 12.2.0-14) 12.2.0")
         self.assertEqual(tests["ktimer_modes"]["log_url"], run["console_url"])
 
+    def test_kunit_pys_parser_check_and_tree_are_recorded(self):
+        result_dir, document = kunit_result_dir(self.results, "real-i386-default.log")
+        document["kunit_parser"] = {"checked": True, "tests": 364, "summary": "Testing complete. Ran 330 tests",
+                                    "disagreements": [], "error": None, "note": None}
+        write(result_dir / "kunit-parser.txt", "[01:00:00] Testing complete. Ran 330 tests\n")
+        build = quiet(record.record, result_dir, self.db, self.tmp / "no-tree", document)[0]
+        with closing(results_db.connect(self.db)) as connection:
+            (run,) = results_db.runs(connection)
+        self.assertEqual(run["misc"]["kunit_parser"], document["kunit_parser"])
+        stored = self.db.parent / "store" / build["id"].split(":", 1)[1] / "kunit-parser.txt"
+        self.assertIn("Testing complete", stored.read_text())
+
     def test_a_crashed_run(self):
         document, run, tests = self.record("crashed-i386-panic-mid-suite.log")
         self.assertEqual((run["status"], run["run_status"]), ("PASS", "CRASH"))   # the kernel built, then died

@@ -69,6 +69,28 @@ class SummaryTest(TempDirTestCase):
         self.assertIn("line 58: [warning] WARNING: CPU: 0 PID: 43", out)
         self.assert_closing(out, "5 passed, 1 failed")
 
+    def test_the_parsers_disagreeing_is_a_failure(self):
+        problem = "kunit.py's parser and ktap.py disagree on 1 test(s): s.t: ktap.py PASS, kunit_parser FAIL"
+        disagreeing = document("FAIL", counts={"PASS": 5}, problems=[problem])
+        disagreeing["kunit_parser"] = {"checked": True, "tests": 6, "disagreements": [problem.split(": ", 1)[1]],
+                                       "error": None}
+        self.put("i386", disagreeing)
+        also_failing = dict(disagreeing, counts=dict(disagreeing["counts"], FAIL=2))
+        self.put("arm", also_failing)       # counted on top of its failed cases
+        _, code, out = self.summarize()
+        self.assertEqual(code, 1)
+        self.assertIn(f"[i386-default] {problem}", out)
+        self.assert_closing(out, "10 passed, 4 failed")
+
+    def test_not_checked_by_kunit_pys_parser_is_no_failure(self):
+        doc = document(counts={"PASS": 5})
+        doc["kunit_parser"] = {"checked": False, "tests": 0, "disagreements": [], "error": None,
+                               "note": "not checked: the tree has no kunit.py parser"}
+        self.put("i386", doc)
+        _, code, out = self.summarize(["i386"])
+        self.assertEqual(code, 0)
+        self.assert_closing(out, "5 passed, 0 failed")
+
     def test_missing_results_fail(self):
         self.put("i386", document(counts={"PASS": 5}))
         _, code, out = self.summarize()
