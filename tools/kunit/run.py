@@ -290,7 +290,7 @@ def decide(stream, returncode, parsed, findings, missing, reference=None):
 def results_document(*, arch, config, stream, returncode, parsed, scan, missing, expected,
                      start, end, build_seconds, command, result_dir, series_hash=None, tree_head=None,
                      tree=None, configuration=None, kunitconfig=None, boot_only=False, kind="kunit",
-                     base_commit=None, reference=None):
+                     base_commit=None, series_patches=(), reference=None):
     status, problems = decide(stream, returncode, parsed, scan.findings, missing, reference)
     suites = [suite.to_dict() for suite in parsed.suites]
     suites += [{"name": name, "number": None, "status": ktap.MISS, "line": None, "log": [],
@@ -319,6 +319,7 @@ def results_document(*, arch, config, stream, returncode, parsed, scan, missing,
         "series_hash": series_hash,             # sha256 over the patches' sha256s (KCIDB patchset_hash)
         "tree_head": tree_head,                 # head of branch ktimers: the series applied
         "base_commit": base_commit,             # the tree's `base` commit the series applies to
+        "series_patches": list(series_patches),  # kernel/patches/*.patch, in order (KCIDB patchset_files)
         "start_time": datetime.datetime.fromtimestamp(start, datetime.timezone.utc).isoformat(timespec="seconds"),
         "duration_s": round(end - start, 1),
         "build_duration_s": None if build_seconds is None else round(build_seconds, 1),
@@ -473,12 +474,13 @@ def run_suites(tree, arch_name, config="default", timeout=DEFAULT_TIMEOUT, jobs=
     found = {suite.name for suite in parsed.suites}
     missing = [suite for suite in expected if suite not in found]
     reference = cross_check(tree, stream, parsed, result_dir)
+    series_hash, series_patches = safe_series(repo / "kernel")
     document = results_document(
         arch=arch.name, config=configuration.name, stream=stream, returncode=returncode, parsed=parsed, scan=scan,
         missing=missing, expected=expected, start=live.start, end=end,
         build_seconds=(live.build_end - live.start) if live.build_end and not boot_only else None, command=command,
-        result_dir=result_dir, series_hash=safe_series_hash(repo / "kernel"), tree_head=tree_head(tree),
-        base_commit=base_commit(tree), tree=tree, configuration=configuration, kunitconfig=rel(kunitconfig),
+        result_dir=result_dir, series_hash=series_hash, tree_head=tree_head(tree), base_commit=base_commit(tree),
+        series_patches=series_patches, tree=tree, configuration=configuration, kunitconfig=rel(kunitconfig),
         boot_only=boot_only, kind=kind, reference=reference.to_dict() if reference else None)
     hit_rate = ccache.read_stats_log(stats_log) if stats_log else None
     document["ccache"] = hit_rate.to_dict() if hit_rate else None
@@ -512,11 +514,18 @@ def record_steps(label, document, hit_rate):
 
 def safe_series_hash(kernel_dir):
     """Which series was tested, if the series is consistent (apply would have failed otherwise)."""
+    return safe_series(kernel_dir)[0]
+
+
+def safe_series(kernel_dir):
+    """(KCIDB patchset hash, the patches' names in order) of kernel/patches; (None, []) when the
+    series is not consistent."""
     try:
         from series import store as series
-        return series.series_hash(kernel_dir)
+        paths = series.patch_files(kernel_dir)
+        return series.patchset_hash(paths), [path.name for path in paths]
     except (ToolError, OSError):
-        return None
+        return None, []
 
 
 def tree_head(tree):

@@ -3,13 +3,19 @@
 KCIDB (kernelci/kcidb-io) is KernelCI's common report format: checkouts ->
 builds -> tests, each object with an `origin:`-prefixed id. The export uses the
 fields of schema v4.0 plus the MISS test status, so it declares version 4.2
-(the first v4 minor with MISS). v4 builds have no status, only `valid`: a build
-that produced a kernel is valid, a build error is not, and a run that failed
-before building says nothing. validate() checks what kcidb-io's JSON schema
-checks for these fields (required fields, id and path patterns, the status
-enum, no nulls, no unknown fields, references), without the jsonschema package.
-Log URLs are file:// URLs of the stored logs unless --log-base-url names where
-the store directory is published.
+(the first v4 minor with MISS). A checkout is the base commit (git_commit_hash)
+plus the series (patchset_hash, sha256 over the patches' sha256s). A build is one
+kernel image: the database has a row per run, and the runs that only booted an
+image built earlier in the same invocation (lowres, users-off: `kunit.py exec`;
+the guest selftests) are tests of the build that made it, each test carrying its
+boot's configuration in `environment` (see boots()). v4 builds have no status,
+only `valid`: a build that produced a kernel is valid, a build error is not, and
+a run that failed before building says nothing. validate() checks what
+kcidb-io's JSON schema checks for these fields (required fields, id and path
+patterns, the status enum, resources, environments, no nulls, no unknown
+fields, references), without the jsonschema package. Log URLs are file:// URLs
+of the stored logs unless --log-base-url names where the store directory is
+published.
 """
 
 import json
@@ -42,6 +48,9 @@ FIELDS = {
 }
 REQUIRED = {"checkouts": ("id", "origin"), "builds": ("checkout_id", "id", "origin"),
             "tests": ("build_id", "id", "origin")}
+RESOURCE_LISTS = ("patchset_files", "input_files", "output_files")     # [{"name", "url"}], both required
+RESOURCE_NAME_RE = re.compile(r"^[^/]+$")
+ENVIRONMENT_FIELDS = {"comment", "misc"}
 
 
 def _drop_nulls(data):
@@ -68,26 +77,78 @@ class LogUrls:
 def checkout_object(row):
     misc = dict(row.get("misc") or {}, package_version=row.get("package_version"),
                 base_version=row.get("base_version"))
+    commit, patchset = row.get("git_commit_hash"), row.get("patchset_hash")
+    if "tree_head" not in misc:
+        # Recorded before the base commit was: its git_commit_hash is the head of branch ktimers and
+        # its patchset_hash the tools' earlier series hash. Neither means what KCIDB says: keep them aside.
+        misc.update(tree_head=commit, series_hash=patchset)
+        commit = patchset = None
     return _drop_nulls({
         "id": row["id"], "origin": row["origin"], "tree_name": row.get("tree_name"),
-        "git_commit_hash": row["git_commit_hash"] if SHA1_RE.match(row.get("git_commit_hash") or "") else None,
-        "git_repository_branch": row.get("git_repository_branch"),
-        "patchset_hash": row["patchset_hash"] if SHA256_RE.match(row.get("patchset_hash") or "-") else None,
+        "git_commit_hash": commit if SHA1_RE.match(commit or "") else None,
+        "patchset_hash": patchset if SHA256_RE.match(patchset or "-") else None,
         "comment": f"{row.get('tree_name')} {row.get('package_version')} with the ktimers series",
         "start_time": row.get("start_time"), "valid": bool(row["valid"]) if row.get("valid") is not None else None,
         "misc": _drop_nulls(misc)})
 
 
-def build_object(row, urls):
-    misc = dict(row.get("misc") or {}, kind=row["kind"], run_status=row["run_status"], status=row["status"],
-                kernel_version=row.get("kernel_version"), run_duration=row.get("run_duration"),
-                console_url=urls(row.get("console_url")))
+def build_dir_of(row):
+    """The build directory a run's kernel came from (its configuration's `build`; the guest selftests
+    boot the default image)."""
+    if row["kind"] == "selftests":
+        return "default"
+    return (row.get("environment") or {}).get("misc", {}).get("build") or row["config_name"]
+
+
+def booted_only(row):
+    return row["kind"] == "selftests" or (row.get("misc") or {}).get("mode") == "exec"
+
+
+def boots(rows):
+    """{run id: the run whose build it booted} over the database's runs: a run that only booted
+    (`kunit.py exec`, the selftests) belongs to the latest earlier run of the same arch, build
+    directory and checkout that built, if that one built the same kernel release; every other run
+    is its own build."""
+    builders, owner = {}, {}
+    for row in sorted(rows, key=lambda row: (row["start_time"], row["id"])):
+        key = (row["architecture"], build_dir_of(row), row["checkout_id"])
+        builder = builders.get(key)
+        if booted_only(row) and builder and builder.get("kernel_version") == row.get("kernel_version"):
+            owner[row["id"]] = builder
+        else:
+            owner[row["id"]] = builders[key] = row
+    return owner
+
+
+def boot_summary(row, urls):
+    """What one run (a boot of the build) adds to the build's misc: its verdict, counts, problems."""
+    misc = row.get("misc") or {}
+    return _drop_nulls({"run": row["id"], "config": row["config_name"], "kind": row["kind"],
+                        "mode": misc.get("mode"), "start_time": row["start_time"],
+                        "run_status": row["run_status"], "run_duration": row.get("run_duration"),
+                        "counts": misc.get("counts"), "problems": misc.get("problems") or None,
+                        "findings": misc.get("findings") or None, "kunit_parser": misc.get("kunit_parser"),
+                        "console_url": urls(row.get("console_url"))})
+
+
+def build_object(row, runs, urls):
+    """The KCIDB build of `row` (the run that built the kernel: its id is the build's) and of its boots `runs`."""
     return _drop_nulls({
         "id": row["id"], "checkout_id": row["checkout_id"], "origin": row["origin"],
         "comment": row.get("comment"), "start_time": row["start_time"], "duration": row.get("duration"),
         "architecture": row["architecture"], "command": row.get("command"), "compiler": row.get("compiler"),
-        "config_name": row["config_name"], "log_url": urls(row.get("log_url")),
-        "valid": {"PASS": True, "FAIL": False}.get(row["status"]), "misc": _drop_nulls(misc)})
+        "config_name": build_dir_of(row), "log_url": urls(row.get("log_url")),
+        "valid": {"PASS": True, "FAIL": False}.get(row["status"]),
+        "misc": {"kind": row["kind"], "status": row["status"], "kernel_version": row.get("kernel_version"),
+                 "boots": [boot_summary(run, urls) for run in runs]}})
+
+
+def environment_of(run):
+    """A test's environment: the boot it ran in (QEMU -smp, kernel arguments) and its configuration."""
+    environment = dict(run.get("environment") or {})
+    misc = dict(environment.get("misc") or {}, config=run["config_name"], run=run["id"])
+    comment = f"{run['config_name']}: {environment['comment']}" if environment.get("comment") else run["config_name"]
+    return _drop_nulls({"comment": comment, "misc": misc})
 
 
 def test_object(row, environment, urls):
@@ -101,26 +162,33 @@ def test_object(row, environment, urls):
 
 
 def export(db, latest_only=False, base_url=None):
-    """The KCIDB document of the database (or of the latest run per arch and configuration)."""
+    """The KCIDB document of the database (or of the latest run per arch and configuration): one build
+    per kernel built, with the tests of every run that booted it."""
     urls = LogUrls(db, base_url)
     connection = results_db.connect(db)
     try:
-        builds = results_db.table(connection, "builds")
+        runs = results_db.table(connection, "builds")
+        owner = boots(runs)
         if latest_only:
             newest = {}
-            for row in sorted(builds, key=lambda row: row["start_time"]):
+            for row in sorted(runs, key=lambda row: row["start_time"]):
                 newest[(row["architecture"], row["config_name"])] = row
-            builds = list(newest.values())
-        tests = []
-        for row in builds:
-            environment = _drop_nulls(row.get("environment") or {})
-            tests += [test_object(test, environment, urls) for test in results_db.tests_of(connection, row["id"])]
-        used = {row["checkout_id"] for row in builds}
+            runs = sorted(newest.values(), key=lambda row: (row["start_time"], row["id"]))
+        grouped = {}        # the run that built -> the runs that booted it, in order
+        for run in runs:
+            grouped.setdefault(owner[run["id"]]["id"], (owner[run["id"]], []))[1].append(run)
+        builds, tests = [], []
+        for builder, booted in grouped.values():
+            builds.append(build_object(builder, booted, urls))
+            for run in booted:
+                environment = environment_of(run)
+                tests += [dict(test_object(test, environment, urls), build_id=builder["id"])
+                          for test in results_db.tests_of(connection, run["id"])]
+        used = {build["checkout_id"] for build in builds}
         checkouts = [checkout_object(row) for row in results_db.table(connection, "checkouts") if row["id"] in used]
     finally:
         connection.close()
-    return {"version": dict(VERSION), "checkouts": checkouts, "builds": [build_object(row, urls) for row in builds],
-            "tests": tests}
+    return {"version": dict(VERSION), "checkouts": checkouts, "builds": builds, "tests": tests}
 
 
 # ---- validation -----------------------------------------------------------------------------
@@ -133,6 +201,31 @@ def _nulls(value, where):
     if isinstance(value, list):
         return [problem for index, item in enumerate(value) for problem in _nulls(item, f"{where}[{index}]")]
     return []
+
+
+def _resources(value, where):
+    """A v4 resource list: objects with a name (no '/') and a url, nothing else."""
+    if not isinstance(value, list):
+        return [f"{where} is not a list"]
+    problems = []
+    for index, item in enumerate(value):
+        at = f"{where}[{index}]"
+        if not isinstance(item, dict) or set(item) != {"name", "url"}:
+            problems.append(f"{at} must have exactly a name and a url")
+        elif not RESOURCE_NAME_RE.match(str(item["name"])):
+            problems.append(f"{at}.name {item['name']!r} is empty or has a '/'")
+    return problems
+
+
+def _environment(value, where):
+    if not isinstance(value, dict):
+        return [f"{where} is not an object"]
+    problems = [f"{where} has unknown field {name!r}" for name in value if name not in ENVIRONMENT_FIELDS]
+    if "comment" in value and not isinstance(value["comment"], str):
+        problems.append(f"{where}.comment is not a string")
+    if "misc" in value and not isinstance(value["misc"], dict):
+        problems.append(f"{where}.misc is not an object")
+    return problems
 
 
 def validate(document):
@@ -167,6 +260,11 @@ def validate(document):
                 problems.append(f"{where}.valid is not a boolean")
             if len(str(item.get("log_excerpt", ""))) > EXCERPT_MAX:
                 problems.append(f"{where}.log_excerpt is longer than {EXCERPT_MAX} characters")
+            if "misc" in item and not isinstance(item["misc"], dict):
+                problems.append(f"{where}.misc is not an object")
+            for name in RESOURCE_LISTS:
+                if name in item and name in fields:
+                    problems += _resources(item[name], f"{where}.{name}")
     for index, item in enumerate(document.get("checkouts", [])):
         if "git_commit_hash" in item and not SHA1_RE.match(item["git_commit_hash"]):
             problems.append(f"checkouts[{index}].git_commit_hash is not a sha1")
@@ -184,6 +282,8 @@ def validate(document):
             problems.append(f"tests[{index}].status {item['status']!r} is not one of {', '.join(STATUSES)}")
         if item.get("build_id") not in ids["builds"]:
             problems.append(f"tests[{index}].build_id {item.get('build_id')!r} names no build")
+        if "environment" in item:
+            problems += _environment(item["environment"], f"tests[{index}].environment")
     return problems
 
 

@@ -112,6 +112,19 @@ def package_version(tree):
         return None
 
 
+def base_commit_of(document, tree):
+    """The commit the tested series applied to: the document's (kunit/run.py records it), else, for
+    runs recorded before it did, the tree's `base` commit if the run's tree head descends from it."""
+    if document.get("base_commit") or not document.get("tree_head"):
+        return document.get("base_commit")
+    base = git(tree, "rev-parse", "--verify", "--quiet", "base^{commit}", check=False)
+    if base.returncode != 0 or not Path(tree).is_dir():
+        return None
+    found = base.stdout.strip()
+    descends = git(tree, "merge-base", "--is-ancestor", found, document["tree_head"], check=False)
+    return found if descends.returncode == 0 else None
+
+
 def base_version(package):
     try:
         return pin.kernel_version_of(package) if package else None
@@ -201,6 +214,24 @@ def bench_rows(build_id, bench):
     return sorted(rows, key=lambda row: row["log_line"] or 0)
 
 
+def checkout_id(base, patchset, tree_head=None):
+    """'ktimers:<base commit>+<patchset hash>': what was tested, the commit and the patches on it."""
+    source = base or tree_head or "unknown"
+    return f"{results_db.ORIGIN}:{source}+{patchset}" if patchset else f"{results_db.ORIGIN}:{source}"
+
+
+def checkout_row(document, package, start):
+    """KCIDB v4's checkout: git_commit_hash is the base commit the series applies to, patchset_hash
+    the sha256 over the patches' sha256s; the head of branch ktimers (base + series as local
+    commits) is kept in misc, as are the patches' names."""
+    base, series, head = document.get("base_commit"), document.get("series_hash"), document.get("tree_head")
+    misc = {"tree_head": head, "patches": document.get("series_patches") or []}
+    return {"id": checkout_id(base, series, head), "origin": results_db.ORIGIN, "tree_name": "linux-source-6.12",
+            "git_commit_hash": base, "git_repository_branch": None, "patchset_hash": series,
+            "base_version": base_version(package), "package_version": package, "start_time": start, "valid": 1,
+            "misc": json.dumps(misc)}       # tree_head present, even null: kcidb.py tells new rows from old by it
+
+
 def build_status(document):
     if document.get("kind") == "selftests" or document.get("built", True):
         return "PASS"
@@ -239,13 +270,8 @@ def rows_for(document, result_dir, tree, store_root):
         return f"{store}/{base}" if base in stored else None
 
     console_file = Path(result_dir) / ("console-ktimer.log" if selftests else "console.log")
-    tree_head, series = booted.get("tree_head"), booted.get("series_hash")
     package = package_version(tree)
-    checkout = {"id": f"{results_db.ORIGIN}:{tree_head or series or 'unknown'}", "origin": results_db.ORIGIN,
-                "tree_name": "linux-source-6.12", "git_commit_hash": tree_head,
-                "git_repository_branch": "ktimers" if tree_head else None, "patchset_hash": series,
-                "base_version": base_version(package), "package_version": package, "start_time": start,
-                "valid": 1, "misc": None}
+    checkout = checkout_row(dict(booted, base_commit=base_commit_of(booted, tree)), package, start)
     status = build_status(document)
     counts = document.get("counts") or {}
     misc = {"counts": counts, "problems": document.get("problems", []),

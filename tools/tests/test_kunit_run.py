@@ -1,10 +1,11 @@
+import hashlib
 import json
 import os
 import shutil
 import unittest
 from unittest import mock
 
-from helpers import DATA_DIR, MATRIX_TEXT, TempDirTestCase, data_lines, quiet, quiet_raises, write
+from helpers import DATA_DIR, MATRIX_TEXT, TempDirTestCase, data_lines, git, quiet, quiet_raises, write
 
 from common import arches
 from kunit import crosscheck, ktap, run as kunit_run, logscan, matrix
@@ -471,6 +472,24 @@ class RunSuitesTest(TempDirTestCase):
         self.assertFalse(document["kunit_parser"]["checked"])
         self.assertIn("kunit.py's parser: not checked", out)
         self.assertIn("not checked", (self.tmp / "results" / "i386-default" / "kunit-parser.txt").read_text())
+
+    def test_the_base_commit_and_the_patches_are_recorded(self):
+        git(self.tree, "init", "-q")
+        git(self.tree, "add", "-A")
+        git(self.tree, "commit", "-q", "-m", "base: linux-source-6.12 6.12.118-1~deb12u1")
+        git(self.tree, "tag", "base")
+        base = git(self.tree, "rev-parse", "HEAD")
+        git(self.tree, "commit", "-q", "--allow-empty", "-m", "ktimers: the series")
+        patches = self.repo / "kernel" / "patches"
+        write(patches / "0002-b.patch", "second\n")
+        write(patches / "0001-a.patch", "first\n")
+        document, _, _ = self.run_with(data_lines("kunitpy-i386-time_test.log"))
+        self.assertEqual(document["base_commit"], base)
+        self.assertEqual(document["tree_head"], git(self.tree, "rev-parse", "HEAD"))
+        self.assertEqual(document["series_patches"], ["0001-a.patch", "0002-b.patch"])
+        # sha256sum 0001-a.patch 0002-b.patch | cut -c-64 | sha256sum
+        digests = "".join(hashlib.sha256(text).hexdigest() + "\n" for text in (b"first\n", b"second\n"))
+        self.assertEqual(document["series_hash"], hashlib.sha256(digests.encode()).hexdigest())
 
     def test_build_failure_shows_compiler_errors(self):
         lines = ["[00:00:00] Configuring KUnit Kernel ...", "[00:00:01] Building KUnit Kernel ...",

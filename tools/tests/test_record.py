@@ -32,7 +32,8 @@ class RecordTest(RecordingTestCase):
         self.assertEqual((run["architecture"], run["config_name"], run["kind"]), ("i386", "default", "kunit"))
         self.assertEqual((run["status"], run["run_status"]), ("PASS", "PASS"))
         self.assertEqual(run["compiler"], "gcc (Debian 12.2.0-14+deb12u1) 12.2.0")   # from the kernel's banner
-        self.assertEqual((run["patchset_hash"], run["git_commit_hash"]), (SERIES, HEAD))
+        self.assertEqual((run["patchset_hash"], run["git_commit_hash"]), (SERIES, None))   # recorded without base
+        self.assertEqual(run["checkout_id"], f"ktimers:{HEAD}+{SERIES}")
         self.assertEqual(run["kernel_version"], "6.12.118-g1def00b2cd05")
         self.assertEqual((run["duration"], run["run_duration"]), (30.0, 42.5))
         self.assertEqual(run["start_time"], "2025-12-04T01:00:00+00:00")
@@ -125,12 +126,41 @@ class RecordTest(RecordingTestCase):
         self.assertTrue(tests["hrtimer_path.nanosleep"]["log_url"].endswith("/console-hrtimer.log"))
         self.assertEqual(len(tests), 2 + 24)
 
-    def test_package_version_from_the_trees_base_commit_else_the_pin(self):
+    def test_the_checkout_is_the_base_commit_and_the_patchset(self):
+        result_dir, document = kunit_result_dir(self.results, "real-i386-default.log")
+        base = "cc771a28e28b3e2571cbab55ded7053aa7182c7a"
+        document.update(base_commit=base, series_patches=["0001-a.patch", "0002-b.patch"])
+        quiet(record.record, result_dir, self.db, self.tmp / "no-tree", document)
+        with closing(results_db.connect(self.db)) as connection:
+            (checkout,) = results_db.table(connection, "checkouts")
+        self.assertEqual(checkout["id"], f"ktimers:{base}+{SERIES}")
+        self.assertEqual((checkout["git_commit_hash"], checkout["patchset_hash"]), (base, SERIES))
+        self.assertIsNone(checkout["git_repository_branch"])
+        self.assertEqual(checkout["misc"], {"tree_head": HEAD, "patches": ["0001-a.patch", "0002-b.patch"]})
+
+    def base_tree(self, package):
+        """A git tree whose `base` commit says it was extracted from `package`; returns (tree, base sha)."""
         tree = self.tmp / "tree"
         tree.mkdir()
         git(tree, "init", "-q")
-        git(tree, "commit", "-q", "--allow-empty", "-m", "base: linux-source-6.12 6.12.99-1~deb12u9")
+        git(tree, "commit", "-q", "--allow-empty", "-m", f"base: linux-source-6.12 {package}")
         git(tree, "tag", "base")
+        return tree, git(tree, "rev-parse", "HEAD")
+
+    def test_an_older_run_gets_the_trees_base_commit_if_its_head_descends_from_it(self):
+        tree, base = self.base_tree("6.12.118-1~deb12u1")
+        git(tree, "commit", "-q", "--allow-empty", "-m", "ktimers: a patch")
+        head = git(tree, "rev-parse", "HEAD")
+        self.assertEqual(record.base_commit_of({"tree_head": head}, tree), base)
+        self.assertEqual(record.base_commit_of({"tree_head": head, "base_commit": "f" * 40}, tree), "f" * 40)
+        git(tree, "checkout", "-q", "--orphan", "other")
+        git(tree, "commit", "-q", "--allow-empty", "-m", "unrelated")
+        self.assertIsNone(record.base_commit_of({"tree_head": git(tree, "rev-parse", "HEAD")}, tree))
+        self.assertIsNone(record.base_commit_of({"tree_head": head}, self.tmp / "nowhere"))
+        self.assertIsNone(record.base_commit_of({}, tree))
+
+    def test_package_version_from_the_trees_base_commit_else_the_pin(self):
+        tree, _ = self.base_tree("6.12.99-1~deb12u9")
         self.assertEqual(record.package_version(tree), "6.12.99-1~deb12u9")
         self.assertEqual(record.base_version("6.12.99-1~deb12u9"), "6.12.99")
         pinned = (Path(record.PIN_FILE).read_text().split("version = ")[1]).split()[0]
