@@ -47,7 +47,7 @@ REPORT_SELECTION := $(if $(strip $(CONFIGS)),$(CONFIG_FLAGS) $(SELFTEST_SUMMARY)
 .NOTPARALLEL:
 .DEFAULT_GOAL := all
 .PHONY: all test extended quick selftest check tools-test style deps pin tree apply kunit summary report baseline export-kcidb \
-	soak sanitizers series series-check bench bench-report mutants clean distclean help
+	soak sanitizers import series series-check bench bench-report mutants clean distclean help
 
 # `make` and `make test` log each step's time here (tools/common/steps.py); the summary prints the table.
 STEP_LOG := $(abspath $(RESULTS)/steps.jsonl)
@@ -78,8 +78,8 @@ test:
 	@$(KTIMERS) tree --tree $(TREE)
 	@rm -f $(TOOLS_COUNTS) $(STYLE_RESULT) $(REPORT_RESULT)
 	@$(KTIMERS) tools-test --quiet --record $(TOOLS_COUNTS) || true
-	@$(KTIMERS) style --tree $(TREE) --record $(STYLE_RESULT) || true
 	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
+	@$(KTIMERS) style --tree $(TREE) --record $(STYLE_RESULT) $(ARCHES) || true
 	@$(KTIMERS) kunit $(KUNIT_FLAGS) $(ARCHES) || true
 	$(if $(RUN_SELFTESTS),@$(KTIMERS) selftest --tree $(TREE) $(ARCHES) || true)
 	@$(KTIMERS) report $(CONFIG_FLAGS) $(SELFTEST_SUMMARY) --record $(REPORT_RESULT) $(ARCHES) || true
@@ -111,16 +111,18 @@ selftest:
 	@$(KTIMERS) selftest --tree $(TREE) $(FULL_FLAG) $(ARCHES) || true
 	@$(KTIMERS) summary --config default --selftests $(ARCHES)
 
-## check: tools tests + style, no kernel build or boot (fast)
+## check: tools tests + style, no boot: about 4 minutes the first time (sparse's build dirs), then 2
 check: tools-test style
 
 ## tools-test: the tools' own unit tests (python3 -m unittest discover -s tools/tests -v)
 tools-test:
 	@$(KTIMERS) tools-test
 
-## style: checkpatch --strict and kernel-doc on kernel/ (needs the tree's scripts)
+## style: checkpatch --strict --codespell on kernel/patches, kernel-doc on the new files, sparse and W=1 on them per arch in ARCHES
 style:
-	@$(KTIMERS) style --tree $(TREE)
+	@$(KTIMERS) tree --tree $(TREE)
+	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
+	@$(KTIMERS) style --tree $(TREE) $(ARCHES)
 
 ## deps: install missing Debian packages for ARCHES (needs root)
 deps:
@@ -134,9 +136,13 @@ pin:
 tree:
 	@$(KTIMERS) tree --tree $(TREE)
 
-## apply: apply kernel/series to TREE as commits on branch ktimers (FORCE=1 drops local edits)
+## apply: git am kernel/patches onto base in TREE, branch ktimers (FORCE=1 drops local edits)
 apply:
 	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
+
+## import: rewrite kernel/patches (and the new files under kernel/) from the commits base..HEAD of TREE
+import:
+	@$(KTIMERS) import --tree $(TREE)
 
 ## series: apply kernel/, then git format-patch the series with a cover letter into build/series/
 series:
@@ -144,7 +150,7 @@ series:
 	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
 	@$(KTIMERS) series --tree $(TREE)
 
-## series-check: make series, then per patch: checkpatch --strict, kernel-doc, i386 builds with KTIMERS=y and =n
+## series-check: make series, then per patch: checkpatch --strict --codespell, kernel-doc, i386 builds with KTIMERS=y (+ sparse, W=1) and =n; git am and send-email --dry-run of the whole
 series-check:
 	@$(KTIMERS) tree --tree $(TREE)
 	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)

@@ -11,7 +11,7 @@
     ktimers.py kunit ARCH...           build + boot + run KUnit per arch and configuration, write results.json
     ktimers.py summary ARCH...         table of results, closing `N passed, N failed`
     ktimers.py matrix                  list the test configurations (kunit_configs/matrix)
-    ktimers.py style                   checkpatch + kernel-doc on kernel/
+    ktimers.py style [ARCH...]         checkpatch + kernel-doc on kernel/, sparse + W=1 per arch
     ktimers.py tools-test              the tools' own unit tests
     ktimers.py selftest ARCH...        the kernel's timer selftests in the guest, ktimer path on and off
     ktimers.py bench ARCH...           the boot-time benchmark: ktimers vs hrtimers vs timer_list, table and plot
@@ -302,9 +302,11 @@ def cmd_matrix(args):
 
 
 def cmd_style(args):
-    from series import style
+    from series import compile_check, style
     try:
         reports = style.check(Path(args.tree))
+        for arch, lines in compile_check.check(Path(args.tree), args.arches).items():
+            reports.append(style.FileReport(f"sparse + W=1 ({arch})", lines))
     except ToolError as error:
         if args.record:
             style.record([], args.record, error=str(error))
@@ -481,7 +483,9 @@ def build_parser():
     command = add("matrix", cmd_matrix, "list the test configurations of kunit_configs/matrix")
     command.add_argument("--matrix", default=str(MATRIX_FILE), help=argparse.SUPPRESS)
 
-    command = add("style", cmd_style, "checkpatch and kernel-doc on kernel/", tree=True)
+    command = add("style", cmd_style, "checkpatch and kernel-doc on kernel/; sparse and W=1 on the series' "
+                                      "files per ARCH (none: skipped)", tree=True)
+    command.add_argument("arches", nargs="*", metavar="ARCH", help="compile the series' files for these arches")
     command.add_argument("--record", help="also write the outcome to this JSON file (for summary)")
 
     command = add("tools-test", cmd_tools_test, "run the tools' own unit tests")

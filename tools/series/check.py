@@ -9,6 +9,8 @@ For each patch of `make series` (build/series/NNNN-*.patch, the commits of branc
 - kernel-doc: scripts/kernel-doc -none -Wall on each .c/.h the commit adds or changes, as of
   that commit (a warning the file already had at `base` does not count), and for an .rst it
   adds, kernel-doc -rst on every `.. kernel-doc::` directive with the directive's options;
+- sparse and W=1 (after the ktimers build, in its build dir): `make C=2 W=1` on the .c files the
+  series has added by that commit; a line naming one of the series' files fails the patch;
 - builds, in a worktree of the tree (build/series-check/linux) checked out at the commit:
   `ktimers`: i386 with the root .kunitconfig (as `make kunit` builds it) plus every bool or
   tristate option the series adds (CONFIG_KTIMER_BENCH, say), through kunit.py build;
@@ -16,6 +18,9 @@ For each patch of `make series` (build/series/NNNN-*.patch, the commits of branc
   be met. `stock`: i386 tinyconfig plus POSIX_TIMERS, so CONFIG_KTIMERS=n, the edits to
   existing files must leave the stock kernel building. Both link vmlinux and bzImage, and a
   compiler warning in a file the series touches fails the patch like an error.
+
+Then, for the whole series: `git am` of the exported patches onto `base` (in the worktree) must
+give exactly the tree of branch ktimers, and `git send-email --dry-run` must take the patches.
 
 Every patch is checked even after one fails. Results: one line per patch, a table at the end,
 build/results/series-check.json, and per-patch build logs in build/series-check/logs/.
@@ -31,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kunit import matrix
-from series import store as series, export as series_export
+from series import compile_check, export as series_export, store as series, style
 from common import (BUILD_DIR, REPO_ROOT, RESULTS_DIR, Heartbeat, ToolError, format_duration, progress, rel,
                     run)
 from setup import ccache
@@ -43,11 +48,11 @@ ARCH = "i386"
 BUILDS = ("ktimers", "stock")
 CHECKPATCH = "scripts/checkpatch.pl"
 KERNEL_DOC = "scripts/kernel-doc"
-CHECKPATCH_FLAGS = ["--strict", "--show-types", "--terse", "--ignore", "FILE_PATH_CHANGES"]
+CHECKPATCH_FLAGS = style.PATCH_FLAGS
 STOCK_EXTRA = "CONFIG_POSIX_TIMERS=y\n"
 MAINTAINERS_SECTION = "KTIMERS"
+SEND_TO = "linux-kernel@vger.kernel.org"
 
-ISSUE_RE = re.compile(r"\b(ERROR|WARNING|CHECK):")
 DOC_ISSUE_RE = re.compile(r"\b(warning|error):", re.IGNORECASE)
 LINE_NO_RE = re.compile(r":\d+:")
 SYMBOL_DEF_RE = re.compile(r"^\s*(?:menu)?config\s+(\w+)\s*$", re.MULTILINE)
@@ -82,12 +87,8 @@ class PatchResult:
 # ---- static checks -------------------------------------------------------------------
 
 def checkpatch(tree, patch, runner=run):
-    """checkpatch problems (lines) of one exported patch, run from the tree's top."""
-    proc = runner(["perl", CHECKPATCH, *CHECKPATCH_FLAGS, str(patch)], cwd=str(tree), check=False)
-    lines = [line for line in (proc.stdout + proc.stderr).splitlines() if ISSUE_RE.search(line)]
-    if proc.returncode != 0 and not lines:
-        lines = [f"checkpatch exited {proc.returncode}: {(proc.stderr or proc.stdout).strip()[:200]}"]
-    return lines
+    """checkpatch problems (lines) of one exported patch, run as style.py runs it (codespell, SPDX)."""
+    return style.checkpatch(tree, CHECKPATCH_FLAGS, patch, runner)
 
 
 def changed_files(tree, sha):
@@ -355,6 +356,45 @@ class Builder:
             problems[-1] += f" (log: {rel(log)})"
         return problems, seconds
 
+    def sparse(self, number, sha):
+        """(problems, seconds): sparse and W=1 on the .c files the series has added by this commit,
+        in the ktimers build dir (configured by that build)."""
+        build_dir = self.check_dir / f"{ARCH}-ktimers"
+        added = series.added_paths(self.tree, series.BASE_TAG, sha)
+        targets = compile_check.objects(added)
+        start = time.monotonic()
+        if not targets:
+            return [], 0.0
+        if not (build_dir / ".config").is_file():
+            return [f"needs the {ARCH}-ktimers build first"], 0.0
+        command = ["make", f"ARCH={ARCH}", f"O={build_dir.resolve()}", "C=2", "W=1", f"-j{self.jobs}", *targets]
+        proc = subprocess.run(command, cwd=self.worktree, env=child_env(), stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, errors="replace")
+        log = self.logs / f"{number:02d}-{ARCH}-sparse.log"
+        log.write_text(f"$ {' '.join(command)}\n{proc.stdout}")
+        problems = compile_check.ours(proc.stdout, added)
+        if proc.returncode and not problems:
+            problems = [f"make exited {proc.returncode}"]
+        if problems:
+            problems[-1] += f" (log: {rel(log)})"
+        return problems, time.monotonic() - start
+
+    def am_reproduces(self, patches, head):
+        """Problems of `git am` of the exported patches onto base in the worktree: it must apply and
+        give exactly head's tree."""
+        git(self.worktree, "checkout", "-q", "--force", "--detach", series.BASE_TAG)
+        name, email = series.patch_author(patches[0])
+        env = dict(os.environ, GIT_COMMITTER_NAME=name, GIT_COMMITTER_EMAIL=email)
+        proc = git(self.worktree, "am", "-q", *[str(Path(p).resolve()) for p in patches], env=env, check=False)
+        if proc.returncode:
+            git(self.worktree, "am", "--abort", env=env, check=False)
+            return [f"git am onto {series.BASE_TAG} failed: {(proc.stdout + proc.stderr).strip()[:300]}"]
+        made = git(self.worktree, "rev-parse", "HEAD^{tree}").stdout.strip()
+        wanted = git(self.tree, "rev-parse", f"{head}^{{tree}}").stdout.strip()
+        if made != wanted:
+            return [f"git am onto {series.BASE_TAG} gives tree {made[:12]}, branch {series.BRANCH} has {wanted[:12]}"]
+        return []
+
     def ktimers_steps(self, sha):
         """kunit.py build with the default kunitconfig, less the options not in the tree yet."""
         build_dir = self.check_dir / f"{ARCH}-ktimers"
@@ -402,33 +442,52 @@ def _arch():
 
 # ---- the whole check -------------------------------------------------------------------
 
+def send_email_problems(tree, files, runner=run):
+    """`git send-email --dry-run` must take every file (cover letter included); nothing is sent."""
+    sender = series_export.user_identity(tree)
+    proc = runner(["git", "send-email", "--dry-run", "--confirm=never", "--quiet", "--suppress-cc=all",
+                   f"--from={sender}", f"--to={SEND_TO}", *map(str, files)], cwd=str(tree), check=False)
+    sent = [line for line in proc.stdout.splitlines() if line.startswith("Dry-Sent")]
+    if proc.returncode == 0 and len(sent) == len(files):
+        return []
+    tail = " | ".join((proc.stderr or proc.stdout).strip().splitlines()[-2:])
+    return [f"git send-email --dry-run took {len(sent)} of {len(files)} patches (exit {proc.returncode}): {tail}; "
+            "is git-email (and libmailtools-perl) installed? `make deps`"]
+
+
+def commits(tree, base, head):
+    """[(sha, subject)] of base..head, oldest first."""
+    out = git(tree, "log", "--reverse", "--format=%H %s", f"{base}..{head}").stdout
+    return [tuple(line.split(" ", 1)) for line in out.splitlines()]
+
+
 def check(tree, builds=BUILDS, first=1, last=None, out_dir=series_export.SERIES_OUT, check_dir=CHECK_DIR,
           jobs=None, use_ccache=True, results_dir=RESULTS_DIR, builder=None, runner=run,
           kernel_dir=series.KERNEL_DIR):
-    """Export, then check each patch; returns (results, maintainer problems)."""
+    """Export, then check each patch, then the whole series; returns (results, series problems)."""
     tree = Path(tree)
     start = time.monotonic()
-    base, head, chain = series_export.applied_head(tree, kernel_dir)
+    base, head, _ = series_export.applied_head(tree, kernel_dir)
     if not (tree / CHECKPATCH).is_file():
         raise ToolError(f"{rel(tree / CHECKPATCH)} not found", "run `make tree` first")
     files = series_export.export(tree, out_dir, kernel_dir)
-    patches = files[1:]
+    patches, chain = files[1:], commits(tree, base, head)
     last = last or len(chain)
     if not 1 <= first <= last <= len(chain):
         raise ToolError(f"patch range {first}-{last} is outside 1-{len(chain)}")
+    builder = builder or Builder(tree, check_dir, jobs, use_ccache)
+    builder.prepare()
     if builds:
-        builder = builder or Builder(tree, check_dir, jobs, use_ccache)
-        builder.prepare()
         builder.touched = touched_paths(tree, base, head)
         builder.series_options = series_options(tree, base, head)
-    progress("series-check", f"patches {first}-{last} of {len(chain)}: checkpatch --strict, kernel-doc"
+    progress("series-check", f"patches {first}-{last} of {len(chain)}: checkpatch --strict --codespell, kernel-doc"
                              + (f", builds {', '.join(f'{ARCH}-{b}' for b in builds)}" if builds else
                                 " (no builds)"))
     results = []
-    for number, ((sha, commit), patch) in enumerate(zip(chain, patches), 1):
+    for number, ((sha, subject), patch) in enumerate(zip(chain, patches), 1):
         if not first <= number <= last:
             continue
-        result = PatchResult(number, commit.subject, sha, rel(patch))
+        result = PatchResult(number, subject, sha, rel(patch))
         result.record("checkpatch", checkpatch(tree, patch, runner))
         result.record("kernel-doc", kerneldoc_problems(tree, sha, runner) + rst_problems(tree, sha, runner))
         if builds:
@@ -436,16 +495,23 @@ def check(tree, builds=BUILDS, first=1, last=None, out_dir=series_export.SERIES_
             for name in builds:
                 problems, seconds = builder.build(name, number, sha)
                 result.record(f"{ARCH}-{name}", problems, seconds)
+                if name == "ktimers":
+                    problems, seconds = builder.sparse(number, sha)
+                    result.record("sparse+W=1", problems, seconds)
         left_out = getattr(builder, "left_out", None) if builds else None
         report_patch(result, len(chain), left_out)
         results.append(result)
-    maintainers = maintainers_problems(tree, base, head) if last == len(chain) else []
-    for problem in maintainers:
-        progress("series-check", f"MAINTAINERS: {problem}")
+    whole = []
+    if last == len(chain):
+        whole += maintainers_problems(tree, base, head)
+        whole += builder.am_reproduces(patches, head)
+        whole += send_email_problems(tree, files, runner)
+    for problem in whole:
+        progress("series-check", f"series: {problem}")
     elapsed = time.monotonic() - start
-    write_results(results, maintainers, elapsed, results_dir)
-    print_table(results, maintainers, elapsed)
-    return results, maintainers
+    write_results(results, whole, elapsed, results_dir)
+    print_table(results, whole, elapsed)
+    return results, whole
 
 
 def report_patch(result, total, left_out=None):
@@ -461,7 +527,7 @@ def report_patch(result, total, left_out=None):
         print(f"      {problem}", flush=True)
 
 
-def print_table(results, maintainers, elapsed):
+def print_table(results, whole, elapsed):
     names = list(dict.fromkeys(name for result in results for name in result.checks))
     print("\nseries-check:", flush=True)
     print("  #   " + "  ".join(f"{name:<12}" for name in names) + "  subject")
@@ -469,17 +535,18 @@ def print_table(results, maintainers, elapsed):
         cells = "  ".join(f"{result.checks.get(name, '-'):<12}" for name in names)
         print(f"  {result.number:02d}  {cells}  {result.subject}")
     bad = [result for result in results if not result.ok]
-    print(f"  MAINTAINERS: {'every added file is covered' if not maintainers else f'{len(maintainers)} problem(s)'}")
+    print("  series (MAINTAINERS covers every added file, git am reproduces the branch, git send-email "
+          f"--dry-run): {'OK' if not whole else f'{len(whole)} problem(s)'}")
     print(f"{len(results) - len(bad)} of {len(results)} patches OK, {len(bad)} failed "
           f"({format_duration(elapsed)})", flush=True)
 
 
-def write_results(results, maintainers, elapsed, results_dir=RESULTS_DIR):
+def write_results(results, whole, elapsed, results_dir=RESULTS_DIR):
     document = {
         "patches": [{"number": r.number, "subject": r.subject, "sha": r.sha, "patch": r.patch, "ok": r.ok,
                      "checks": r.checks, "seconds": r.seconds, "problems": r.problems} for r in results],
-        "maintainers": maintainers, "duration_s": round(elapsed, 1),
-        "status": "PASS" if all(r.ok for r in results) and not maintainers else "FAIL"}
+        "series": whole, "duration_s": round(elapsed, 1),
+        "status": "PASS" if all(r.ok for r in results) and not whole else "FAIL"}
     path = Path(results_dir) / "series-check.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(document, indent=1) + "\n")

@@ -1,10 +1,10 @@
 """Export the applied series as mail-ready patches: git format-patch --cover-letter into build/series/.
 
 The commits are those of branch `ktimers` in the tree, exactly as `make apply` made them from
-kernel/series (the export refuses a tree that is not applied, out of date or dirty), so the
-exported series and the tested branch are the same commits. The cover letter's subject and
-body come from kernel/series/cover-letter.txt; git adds the shortlog, the diffstat and the
-base-commit trailer (--base).
+kernel/patches (the export refuses a tree that is not applied, out of date or dirty), so the
+exported series and the tested branch are the same commits. The sender is the git user (their
+Signed-off-by, the cover letter's From:). The cover letter's subject and body come from
+kernel/cover-letter.txt; git adds the shortlog, the diffstat and the base-commit trailer (--base).
 """
 
 import shutil
@@ -16,37 +16,41 @@ from common import BUILD_DIR, ToolError, progress, rel
 from common.git import git
 
 SERIES_OUT = BUILD_DIR / "series"
-COVER_TEMPLATE = series.KERNEL_DIR / series.SERIES_SUBDIR / "cover-letter.txt"
+COVER_TEMPLATE = series.KERNEL_DIR / series.COVER_LETTER
 COVER_NAME = "0000-cover-letter.patch"
 SUBJECT_PLACEHOLDER = "*** SUBJECT HERE ***"
 BLURB_PLACEHOLDER = "*** BLURB HERE ***"
 
 
 def applied_head(tree, kernel_dir=series.KERNEL_DIR):
-    """(base sha, head sha, commits) of the applied series; ToolError unless the tree is exactly applied."""
+    """(base sha, head sha, commit count) of the applied series; ToolError unless the tree is exactly
+    `git am kernel/patches/*.patch` on base, with nothing uncommitted."""
     tree = Path(tree)
-    if not (tree / ".git").is_dir():
-        raise ToolError(f"kernel tree {rel(tree)} not found", "run `make tree` and `make apply` first")
-    commits = series.load_series(kernel_dir)
-    if not commits:
-        raise ToolError("kernel/series/ has no .commit files: there is no series to export")
-    chain = series.build_chain(tree, commits, kernel_dir)
-    final = chain[-1][0]
-    base = git(tree, "rev-parse", f"{series.BASE_TAG}^{{commit}}").stdout.strip()
-    head = git(tree, "rev-parse", "-q", "--verify", "HEAD", check=False).stdout.strip()
-    branch = git(tree, "symbolic-ref", "-q", "--short", "HEAD", check=False).stdout.strip()
-    if head != final or branch != series.BRANCH:
-        where = f"branch {branch}" if branch else "a detached HEAD"
-        raise ToolError(f"{rel(tree)} is not the applied series: HEAD is {head[:12] or 'nothing'} on {where}, "
-                        f"kernel/series gives {final[:12]} on {series.BRANCH}",
-                        "run `make apply` (FORCE=1 if it refuses), or `python3 tools/ktimers.py import` first "
-                        "if the commits in the tree are the ones you want")
-    dirty = git(tree, "status", "--porcelain", "--untracked-files=no").stdout.rstrip()
+    series.require_tree(tree)
+    paths = series.patch_files(kernel_dir)
+    if not paths:
+        raise ToolError(f"{rel(Path(kernel_dir) / series.PATCHES_SUBDIR)} has no patches: there is no series to export")
+    if not series.is_applied(tree, paths):
+        raise ToolError(f"{rel(tree)} is not the applied series (branch {series.BRANCH} is not what kernel/patches "
+                        "give)", "run `make apply` (FORCE=1 if it refuses), or `python3 tools/ktimers.py import` "
+                        "first if the commits in the tree are the ones you want")
+    _, _, dirty = series.state(tree)
     if dirty:
         raise ToolError(f"{rel(tree)} has local modifications that are not in any commit:\n{dirty}",
-                        "the export is the commits only: save the edits into kernel/ (or commit them and "
-                        "import), or drop them with `git -C build/linux reset --hard`")
-    return base, final, chain
+                        "the export is the commits only: commit them and import, or drop them with "
+                        f"`git -C {rel(tree)} reset --hard`")
+    return series.rev(tree, series.BASE_TAG), series.rev(tree, "HEAD"), len(paths)
+
+
+def user_identity(tree):
+    """`Name <email>` of the git user who sends the series (their Signed-off-by and the cover letter's
+    From:); ToolError when git has none."""
+    proc = git(tree, "var", "GIT_COMMITTER_IDENT", check=False)
+    if proc.returncode:
+        raise ToolError("git has no identity to sign the series off with",
+                        'set yours: git config --global user.name "Your Name"; '
+                        "git config --global user.email you@example.org")
+    return proc.stdout.rsplit(">", 1)[0] + ">"
 
 
 def pin_values(kernel_dir=series.KERNEL_DIR):
@@ -94,11 +98,12 @@ def fill_cover_letter(path, subject, body):
 def export(tree, out_dir=SERIES_OUT, kernel_dir=series.KERNEL_DIR, template=None):
     """Write the cover letter and one patch per commit into out_dir; returns the files, cover first."""
     tree, out_dir = Path(tree), Path(out_dir).resolve()
-    base, head, chain = applied_head(tree, kernel_dir)
+    base, head, count = applied_head(tree, kernel_dir)
+    sender = user_identity(tree)
     values = pin_values(kernel_dir)
     values = {"version": values.get("version", "?"), "kernelversion": values.get("kernelversion", "?"),
-              "count": str(len(chain))}
-    subject, body = read_template(template or Path(kernel_dir) / series.SERIES_SUBDIR / "cover-letter.txt", values)
+              "count": str(count)}
+    subject, body = read_template(template or Path(kernel_dir) / series.COVER_LETTER, values)
     if out_dir.exists():
         stale = [p for p in out_dir.iterdir() if not p.name.endswith(".patch")]
         if stale:
@@ -106,16 +111,17 @@ def export(tree, out_dir=SERIES_OUT, kernel_dir=series.KERNEL_DIR, template=None
                             "the export would mix with them", f"remove {rel(out_dir)} or choose another directory")
         shutil.rmtree(out_dir)
     out_dir.mkdir(parents=True)
-    progress("series", f"git format-patch --cover-letter --base={base[:12]} {series.BASE_TAG}..{series.BRANCH} "
-                       f"({len(chain)} patches) -> {rel(out_dir)}/")
-    # The cover letter's From: is the committer identity: the series' author, not the tree's user.
-    proc = git(tree, "-c", f"user.name={series.AUTHOR[0]}", "-c", f"user.email={series.AUTHOR[1]}",
-               "-c", "core.abbrev=12", "-c", "diff.noprefix=false", "-c", "format.signOff=false",
-               "format-patch", "--cover-letter", f"--base={base}", "--no-signature", "--subject-prefix=PATCH",
-               "--no-renames", "--no-color", "--no-ext-diff", "-o", str(out_dir), f"{base}..{head}")
+    progress("series", f"git format-patch --cover-letter --signoff --base={base[:12]} "
+                       f"{series.BASE_TAG}..{series.BRANCH} ({count} patches, from {sender}) -> {rel(out_dir)}/")
+    # The sender is the git user: the cover letter's From: and, with --signoff, a Signed-off-by on
+    # each patch unless it already ends with theirs. Each patch's From: stays its author.
+    proc = git(tree, "-c", "core.abbrev=12", "-c", "diff.noprefix=false",
+               "format-patch", "--cover-letter", "--signoff", f"--base={base}", "--no-signature",
+               "--subject-prefix=PATCH", "--no-renames", "--no-color", "--no-ext-diff", "-o", str(out_dir),
+               f"{base}..{head}")
     files = [out_dir / Path(line).name for line in proc.stdout.split()]
-    if len(files) != len(chain) + 1 or files[0].name != COVER_NAME:
-        raise ToolError(f"git format-patch wrote {len(files)} file(s) for {len(chain)} commit(s) plus a cover letter")
+    if len(files) != count + 1 or files[0].name != COVER_NAME:
+        raise ToolError(f"git format-patch wrote {len(files)} file(s) for {count} commit(s) plus a cover letter")
     fill_cover_letter(files[0], subject, body)
     for path in files:
         progress("series", rel(path))

@@ -1,333 +1,234 @@
-"""Apply the ktimers series (kernel/series/*.commit) to the tree as git commits on `base`.
+"""The ktimers series as kept in kernel/: plain `git format-patch` files, applied with `git am`.
 
-Each .commit file is a commit message, a line `---`, then `add: <in-tree path>`
-(copy kernel/<path> into the tree) and `patch: <file in kernel/patches/>` lines.
+    kernel/patches/NNNN-<subject>.patch   the series, one mail per commit (`git am` takes them as they are)
+    kernel/cover-letter.txt               the cover letter's subject and text (`make series`)
+    kernel/base.pin                       the kernel the series applies to (`make tree`)
+    kernel/<in-tree path>                 each file the series adds, in its final form, to read and grep
 
-kernel/<path> is always a file's final content. When a later patch changes a file that
-an `add:` line introduced (the debug objects patch adding hooks to ktimer.c, say), the
-add takes those hunks back out: it applies the later patches in reverse, latest first,
-to that file only. So each commit shows the file as it was at that point of the series,
-and the hunks are stored once, in the patch of the commit that adds them.
-The commit chain is built with plumbing on a temporary index with fixed
-author/dates, so the same input always gives the same commit hashes and the
-working tree is only touched once, by `git reset --hard` at the end (git only
-rewrites files whose content changed, so kbuild rebuilds incrementally).
+apply() is `git am kernel/patches/*.patch` onto the tree's `base` commit, on branch `ktimers`;
+series/importer.py is the way back (`git format-patch base..HEAD` into kernel/patches). The patches are the series: a file under kernel/<path> that
+differs from what they give is copied into the tree as an uncommitted edit, with a warning that
+says how to make it part of a commit.
 """
 
 import hashlib
+from email import policy
+from email.parser import BytesParser
+from email.utils import parseaddr
 import os
 import re
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from common import REPO_ROOT, ToolError, progress, rel, warn
 from common.git import git
 
 KERNEL_DIR = REPO_ROOT / "kernel"
-SERIES_SUBDIR = "series"
 PATCHES_SUBDIR = "patches"
+COVER_LETTER = "cover-letter.txt"
 PIN_NAME = "base.pin"
 BASE_TAG = "base"
 BRANCH = "ktimers"
-AUTHOR = ("ktimers project", "ktimers@localhost")
-# Editor leftovers are never kernel files; everything else under kernel/ must be claimed.
-IGNORED_SUFFIXES = ("~", ".swp", ".swo", ".orig", ".rej")
-IGNORED_NAMES = (".DS_Store", ".gitkeep")
+# Files of kernel/ that are not in-tree files.
+NOT_IN_TREE = (PATCHES_SUBDIR, COVER_LETTER, PIN_NAME)
+PATCH_NAME_RE = re.compile(r"^\d{4}-[A-Za-z0-9._-]+\.patch$")
+# The tree's git config remembers which patch set made branch ktimers, so an apply of the
+# same patches is a no-op and commits made by hand are told apart from the series.
+APPLIED_PATCHSET_KEY = "ktimers.patchset"
+APPLIED_HEAD_KEY = "ktimers.head"
+# `git format-patch` options that make the stored files depend on the commits only: no git
+# version signature, no commit hashes (From 000... lines), no [PATCH n/m] numbers, so adding a
+# patch changes one file, not all of them.
+STORE_FORMAT = ("-c", "core.abbrev=12", "-c", "diff.noprefix=false", "-c", "format.signOff=false",
+                "format-patch", "--no-signature", "--zero-commit", "--no-numbered", "--no-renames",
+                "--no-color", "--no-ext-diff", "--subject-prefix=PATCH")
 # `diff --git a/<old> b/<new>`: the path a patch changes (paths with spaces are not kernel paths).
 DIFF_GIT_RE = re.compile(r"^diff --git a/(\S+) b/(\S+)$", re.MULTILINE)
 
 
-@dataclass
-class Step:
-    kind: str      # "add" or "patch"
-    arg: str       # in-tree path (add) or patch file name (patch)
-    lineno: int
+def patch_files(kernel_dir=KERNEL_DIR):
+    """kernel/patches/*.patch in order; ToolError if a name is not NNNN-<subject>.patch."""
+    folder = Path(kernel_dir) / PATCHES_SUBDIR
+    paths = sorted(folder.glob("*.patch")) if folder.is_dir() else []
+    odd = [p.name for p in paths if not PATCH_NAME_RE.match(p.name)]
+    if odd:
+        raise ToolError(f"{rel(folder)}: {', '.join(odd)} not named like `git format-patch` output "
+                        "(NNNN-subject.patch)", "rename it, or rewrite the folder with `python3 tools/ktimers.py import`")
+    return paths
 
 
-@dataclass
-class SeriesCommit:
-    path: Path
-    message: str
-    steps: list = field(default_factory=list)
-
-    @property
-    def subject(self):
-        return self.message.splitlines()[0]
-
-    @property
-    def name(self):
-        return self.path.name
+def patchset_hash(paths):
+    """KCIDB's patchset_hash: sha256 over the newline-terminated sha256 of each patch, in order
+    (`sha256sum *.patch | cut -c-64 | sha256sum`)."""
+    hashes = "".join(hashlib.sha256(Path(p).read_bytes()).hexdigest() + "\n" for p in paths)
+    return hashlib.sha256(hashes.encode()).hexdigest()
 
 
-def parse_commit_file(path):
-    """Split a .commit file into its message and add:/patch: steps."""
-    path = Path(path)
-    lines = path.read_text().splitlines()
-    if "---" not in lines:
-        raise ToolError(f"{rel(path)}: no line `---` separating the commit message from add:/patch: lines",
-                        "see the format described in tools/series/store.py")
-    cut = lines.index("---")
-    message = "\n".join(lines[:cut]).strip("\n")
-    if not message.strip() or not lines[0].strip():
-        raise ToolError(f"{rel(path)}: the commit message must start with a subject line",
-                        "first line: subject, then a blank line, the body and Signed-off-by trailers")
-    commit = SeriesCommit(path=path, message=message.rstrip() + "\n")
-    for lineno, raw in enumerate(lines[cut + 1:], cut + 2):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        kind, sep, arg = line.partition(":")
-        if not sep or kind.strip() not in ("add", "patch") or not arg.strip():
-            raise ToolError(f"{rel(path)}:{lineno}: expected `add: <in-tree path>` or `patch: <file>`, got {raw!r}")
-        arg = arg.strip()
-        if arg.startswith("/") or ".." in Path(arg).parts:
-            raise ToolError(f"{rel(path)}:{lineno}: {arg!r} must be a relative path inside the tree")
-        commit.steps.append(Step(kind.strip(), arg, lineno))
-    return commit
+def series_hash(kernel_dir=KERNEL_DIR):
+    return patchset_hash(patch_files(kernel_dir))
 
 
-def is_ignored(name):
-    return name in IGNORED_NAMES or name.endswith(IGNORED_SUFFIXES) or name.startswith(".#")
+def patch_author(path):
+    """(name, email) of the patch's From: header (folded or not, as mail allows)."""
+    with open(path, "rb") as file:
+        name, email = parseaddr(str(BytesParser(policy=policy.default).parse(file, headersonly=True)["From"] or ""))
+    if not email:
+        raise ToolError(f"{rel(path)} has no `From: Name <email>` header", "it is not `git format-patch` output")
+    return name, email
+
+
+def mirror_files(kernel_dir=KERNEL_DIR):
+    """{in-tree path: file under kernel/} for every file kept at its in-tree path."""
+    kernel_dir = Path(kernel_dir)
+    files = {}
+    for path in sorted(kernel_dir.rglob("*")):
+        relative = path.relative_to(kernel_dir)
+        if path.is_file() and relative.parts[0] not in NOT_IN_TREE and not path.name.endswith("~"):
+            files[relative.as_posix()] = path
+    return files
 
 
 def in_tree_files(kernel_dir=KERNEL_DIR):
-    """Files under kernel/ that belong in the kernel tree (relative, posix paths)."""
-    kernel_dir = Path(kernel_dir)
-    found = []
-    for root, dirs, files in os.walk(kernel_dir):
-        rel_root = Path(root).relative_to(kernel_dir)
-        if rel_root == Path("."):
-            dirs[:] = [d for d in dirs if d not in (SERIES_SUBDIR, PATCHES_SUBDIR)]
-        for name in files:
-            relpath = (rel_root / name).as_posix()
-            if relpath != PIN_NAME and not is_ignored(name):
-                found.append(relpath)
-    return sorted(found)
+    """In-tree paths of the files kept under kernel/ in their final form."""
+    return list(mirror_files(kernel_dir))
 
 
-def load_series(kernel_dir=KERNEL_DIR):
-    """Parse and validate the whole series; all problems are reported at once."""
-    kernel_dir = Path(kernel_dir)
-    series_dir = kernel_dir / SERIES_SUBDIR
-    commit_files = sorted(series_dir.glob("*.commit")) if series_dir.is_dir() else []
-    commits = [parse_commit_file(path) for path in commit_files]
-    validate(kernel_dir, commits)
-    return commits
+def added_paths(tree, start, end):
+    """Files the commits start..end add (the series' new files)."""
+    out = git(tree, "diff", "--name-only", "--no-renames", "--diff-filter=A", start, end).stdout
+    return sorted(out.split())
 
 
-def validate(kernel_dir, commits):
-    kernel_dir = Path(kernel_dir)
-    problems = []
-    claimed = {}
-    used_patches = set()
-    for commit in commits:
-        for step in commit.steps:
-            where = f"{rel(commit.path)}:{step.lineno}"
-            if step.kind == "add":
-                if not (kernel_dir / step.arg).is_file():
-                    problems.append(f"{where}: add: {step.arg}: kernel/{step.arg} does not exist")
-                elif step.arg in claimed:
-                    problems.append(f"{where}: add: {step.arg} is already claimed by {claimed[step.arg]}")
-                else:
-                    claimed[step.arg] = where
-            else:
-                if not (kernel_dir / PATCHES_SUBDIR / step.arg).is_file():
-                    problems.append(f"{where}: patch: {step.arg}: kernel/{PATCHES_SUBDIR}/{step.arg} does not exist")
-                used_patches.add(step.arg)
-    for path in in_tree_files(kernel_dir):
-        if path not in claimed:
-            problems.append(f"kernel/{path} is not claimed by any `add:` line")
-    if problems:
-        raise ToolError("the series in kernel/series/ is inconsistent:\n    " + "\n    ".join(problems),
-                        "every file under kernel/ (except base.pin, series/, patches/) needs exactly one "
-                        "`add: <in-tree path>` line in the .commit file that introduces it")
-    patches_dir = kernel_dir / PATCHES_SUBDIR
-    if patches_dir.is_dir():
-        for patch in sorted(p.name for p in patches_dir.iterdir() if p.is_file() and not is_ignored(p.name)):
-            if patch not in used_patches:
-                warn(f"kernel/{PATCHES_SUBDIR}/{patch} is not used by any `patch:` line")
+def config(tree, key):
+    return git(tree, "config", "--get", key, check=False).stdout.strip()
 
 
-def series_hash(kernel_dir=KERNEL_DIR, commits=None):
-    """sha256 over everything that defines the series: pin, .commit files, added files, patches."""
-    kernel_dir = Path(kernel_dir)
-    commits = load_series(kernel_dir) if commits is None else commits
-    digest = hashlib.sha256()
-
-    def feed(label, data):
-        digest.update(f"{label}\0{len(data)}\0".encode())
-        digest.update(data)
-
-    pin = kernel_dir / PIN_NAME
-    if pin.is_file():
-        feed("pin", pin.read_bytes())
-    for commit in commits:
-        feed(f"commit {commit.name}", commit.path.read_bytes())
-        for step in commit.steps:
-            source = kernel_dir / step.arg if step.kind == "add" else kernel_dir / PATCHES_SUBDIR / step.arg
-            feed(f"{step.kind} {step.arg} {file_mode(source)}", source.read_bytes())
-    return digest.hexdigest()
+def rev(tree, name):
+    return git(tree, "rev-parse", "-q", "--verify", f"{name}^{{commit}}", check=False).stdout.strip()
 
 
-def patch_paths(patch):
-    """The in-tree paths a patch file changes, in order."""
-    text = Path(patch).read_text(errors="replace")
-    paths = [match.group(2) for match in DIFF_GIT_RE.finditer(text)]
-    if not paths:
-        paths = [line[6:].split("\t")[0].strip() for line in text.splitlines() if line.startswith("+++ b/")]
-    return list(dict.fromkeys(paths))
+def state(tree):
+    """(HEAD, branch, `git status` of tracked files) of the tree."""
+    head = rev(tree, "HEAD")
+    branch = git(tree, "symbolic-ref", "-q", "--short", "HEAD", check=False).stdout.strip()
+    dirty = git(tree, "status", "--porcelain", "--untracked-files=no").stdout.rstrip()
+    return head, branch, dirty
 
 
-def file_mode(path):
-    return "100755" if os.access(path, os.X_OK) else "100644"
+def require_tree(tree):
+    if not (Path(tree) / ".git").exists():
+        raise ToolError(f"kernel tree {rel(tree)} not found", "run `make tree` first")
+    if not rev(tree, BASE_TAG):
+        raise ToolError(f"{rel(tree)} has no `{BASE_TAG}` commit", "run `make tree` (FORCE=1 to extract it again)")
 
 
-class ChainBuilder:
-    """Builds the commit chain on a temporary index; never touches the working tree."""
-
-    def __init__(self, tree, kernel_dir, index_file):
-        self.tree = Path(tree)
-        self.kernel_dir = Path(kernel_dir)
-        date = self.git("log", "-1", "--format=%ad|%cd", "--date=raw", BASE_TAG,
-                        hint=f"{rel(tree)} has no tag `{BASE_TAG}`: recreate it with `make tree`").stdout.strip()
-        author_date, committer_date = date.split("|")
-        self.env = dict(os.environ, GIT_INDEX_FILE=str(index_file),
-                        GIT_AUTHOR_NAME=AUTHOR[0], GIT_AUTHOR_EMAIL=AUTHOR[1], GIT_AUTHOR_DATE=author_date,
-                        GIT_COMMITTER_NAME=AUTHOR[0], GIT_COMMITTER_EMAIL=AUTHOR[1],
-                        GIT_COMMITTER_DATE=committer_date)
-
-    def git(self, *args, **options):
-        return git(self.tree, *args, env=getattr(self, "env", None), **options)
-
-    def build(self, commits):
-        """Return [(sha, commit)] for the series on top of base."""
-        parent = self.git("rev-parse", f"{BASE_TAG}^{{commit}}").stdout.strip()
-        self.git("read-tree", parent)
-        # Every patch step with the commit it belongs to and the paths it changes, in series order.
-        patch_steps = [(index, commit, step, patch_paths(self.kernel_dir / PATCHES_SUBDIR / step.arg))
-                       for index, commit in enumerate(commits) for step in commit.steps
-                       if step.kind == "patch"]
-        chain = []
-        for index, commit in enumerate(commits):
-            later = [entry for entry in patch_steps if entry[0] > index]
-            pending_adds = []
-            for step in commit.steps:
-                if step.kind == "add":
-                    pending_adds.append(step.arg)
-                else:
-                    self.add_files(pending_adds, commit, later)
-                    pending_adds = []
-                    self.apply_patch(commit, step)
-            self.add_files(pending_adds, commit, later)
-            tree_sha = self.git("write-tree").stdout.strip()
-            parent = self.git("commit-tree", tree_sha, "-p", parent, input=commit.message).stdout.strip()
-            chain.append((parent, commit))
-        return chain
-
-    def add_files(self, paths, commit=None, later=()):
-        """Add kernel/<path> for each path, then withhold what later patches change in them."""
-        if not paths:
-            return
-        sources = [str(self.kernel_dir / path) for path in paths]
-        shas = self.git("hash-object", "-w", "--no-filters", "--stdin-paths",
-                        input="\n".join(sources) + "\n").stdout.split()
-        index_info = "".join(f"{file_mode(src)} {sha}\t{path}\n" for src, sha, path in zip(sources, shas, paths))
-        self.git("update-index", "--add", "--index-info", input=index_info)
-        for _, later_commit, step, touched in reversed(later):
-            mine = [path for path in paths if path in touched]
-            if mine:
-                self.withhold_patch(commit, mine, later_commit, step)
-
-    def withhold_patch(self, commit, paths, later_commit, step):
-        """Reverse-apply a later commit's patch to files this commit adds (final -> as of now)."""
-        patch = self.kernel_dir / PATCHES_SUBDIR / step.arg
-        includes = [f"--include={path}" for path in paths]
-        proc = self.git("apply", "--cached", "--reverse", "--whitespace=nowarn", *includes, str(patch),
-                        check=False)
-        if proc.returncode != 0:
-            names = ", ".join(f"kernel/{path}" for path in paths)
-            raise ToolError(
-                f"{rel(commit.path)} adds {names}, and the later patch kernel/{PATCHES_SUBDIR}/{step.arg} "
-                f"(from {rel(later_commit.path)}) changes it, but that patch cannot be taken back out "
-                f"of the final file:\n{proc.stderr.strip()}",
-                "the file was edited where the later patch's hunks are; redo the edit in the commit that "
-                "owns those lines (git rebase -i in the tree) and rewrite kernel/ from the branch with "
-                "`python3 tools/ktimers.py import`")
-
-    def apply_patch(self, commit, step):
-        patch = self.kernel_dir / PATCHES_SUBDIR / step.arg
-        proc = self.git("apply", "--cached", "--whitespace=nowarn", str(patch), check=False)
-        if proc.returncode != 0:
-            raise ToolError(
-                f"patch kernel/{PATCHES_SUBDIR}/{step.arg} (from {rel(commit.path)}, \"{commit.subject}\") "
-                f"does not apply:\n{proc.stderr.strip()}",
-                f"regenerate it against the tree as left by the earlier commits, e.g. edit in {rel(self.tree)} "
-                f"and run `git -C {rel(self.tree)} diff > kernel/{PATCHES_SUBDIR}/{step.arg}`")
+def is_applied(tree, paths):
+    """True when branch ktimers is exactly what these patches gave (apply would change nothing)."""
+    head, branch, _ = state(tree)
+    return (branch == BRANCH and head and head == config(tree, APPLIED_HEAD_KEY)
+            and config(tree, APPLIED_PATCHSET_KEY) == patchset_hash(paths))
 
 
-def build_chain(tree, commits, kernel_dir=KERNEL_DIR):
-    with tempfile.TemporaryDirectory(prefix="ktimers-index-") as tmp:
-        return ChainBuilder(tree, kernel_dir, Path(tmp) / "index").build(commits)
+def remember(tree, paths, head):
+    git(tree, "config", APPLIED_PATCHSET_KEY, patchset_hash(paths))
+    git(tree, "config", APPLIED_HEAD_KEY, head)
 
 
-def foreign_commits(tree):
-    """Commits on HEAD since base that these tools did not make (someone committed by hand)."""
-    proc = git(tree, "log", "--format=%H %an|%s", f"{BASE_TAG}..HEAD", check=False)
-    foreign = []
-    for line in proc.stdout.splitlines():
-        sha, _, rest = line.partition(" ")
-        author, _, subject = rest.partition("|")
-        if author != AUTHOR[0]:
-            foreign.append(f"{sha[:12]} {subject}")
-    return foreign
+def git_am(tree, paths):
+    """`git am` the patches onto HEAD. The committer is the first patch's author and the commit
+    dates are the author dates, so the same patches give the same commits on every machine."""
+    name, email = patch_author(paths[0])
+    env = dict(os.environ, GIT_COMMITTER_NAME=name, GIT_COMMITTER_EMAIL=email)
+    proc = git(tree, "am", "--quiet", "--committer-date-is-author-date", "--no-3way",
+               *[str(Path(p).resolve()) for p in paths], env=env, check=False)
+    if proc.returncode:
+        message = (proc.stdout + proc.stderr).strip()
+        git(tree, "am", "--abort", env=env, check=False)
+        raise ToolError(f"git am stopped in {rel(tree)}:\n{message}",
+                        "the patch named above no longer applies to the one before it: fix the series in the "
+                        "tree (`git rebase -i base`) and run `python3 tools/ktimers.py import`")
+
+
+def hand_made_commits(tree):
+    """Commits on branch ktimers that no apply made (someone committed in the tree)."""
+    head, branch, _ = state(tree)
+    applied = config(tree, APPLIED_HEAD_KEY)
+    if branch != BRANCH or not head or head == applied:
+        return []
+    since = applied if applied and git(tree, "merge-base", "--is-ancestor", applied, head,
+                                       check=False).returncode == 0 else BASE_TAG
+    return git(tree, "log", "--format=%h %s", f"{since}..{head}").stdout.splitlines()
 
 
 def apply(tree, kernel_dir=KERNEL_DIR, force=False):
-    """Bring the tree to the series' final commit on branch `ktimers`. Returns the final sha."""
+    """Bring the tree to `git am kernel/patches/*.patch` on `base`, branch ktimers; returns HEAD."""
     tree = Path(tree)
-    if not (tree / ".git").is_dir():
-        raise ToolError(f"kernel tree {rel(tree)} not found", "run `make tree` first")
-    commits = load_series(kernel_dir)
-    if not commits:
-        progress("apply", "kernel/series/ has no .commit files: the tree stays at base")
-    progress("apply", f"building {len(commits)} commit(s) on {BASE_TAG} ...")
-    chain = build_chain(tree, commits, kernel_dir)
-    final = chain[-1][0] if chain else git(tree, "rev-parse", f"{BASE_TAG}^{{commit}}").stdout.strip()
-    head = git(tree, "rev-parse", "-q", "--verify", "HEAD", check=False).stdout.strip()
-    branch = git(tree, "symbolic-ref", "-q", "--short", "HEAD", check=False).stdout.strip()
-    dirty = git(tree, "status", "--porcelain", "--untracked-files=no").stdout.rstrip()
-    if head == final and branch == BRANCH:
-        progress("apply", f"series up to date ({BRANCH} = {final[:12]})")
-        if dirty and force:
-            git(tree, "reset", "-q", "--hard", final)
-            progress("apply", f"FORCE: discarded the local modifications:\n{dirty}")
-        elif dirty:
-            warn(f"{rel(tree)} has local modifications that are not in kernel/ (tests will include them):\n{dirty}")
-        return final
-    if dirty and not force:
-        raise ToolError(
-            f"{rel(tree)} has local modifications; applying the series would overwrite them:\n{dirty}",
-            f"keep them: copy new files to kernel/ (with an `add:` line) or save edits as a patch "
-            f"(`git -C {rel(tree)} diff > kernel/patches/NN-name.patch` + a `patch:` line); "
-            f"drop them: `git -C {rel(tree)} reset --hard`; or rerun with FORCE=1 to discard them")
-    foreign = foreign_commits(tree) if head else []
-    if foreign and not force:
-        raise ToolError(
-            f"{rel(tree)} has commits not made from kernel/series/; applying would drop them:\n    "
-            + "\n    ".join(foreign),
-            f"save them with `git -C {rel(tree)} format-patch {BASE_TAG}..HEAD` and move them into "
-            f"kernel/, or rerun with FORCE=1 to drop them")
-    already = set(git(tree, "rev-list", f"{BASE_TAG}..HEAD", check=False).stdout.split()) if head else set()
-    applied = 0
-    for sha, commit in chain:
-        if sha not in already:
-            applied += 1
-            progress("apply", f"{commit.name}: {commit.subject}")
-    # `checkout -B` without a start point only renames HEAD's branch (files stay);
-    # reset --hard then rewrites just the files that differ.
-    git(tree, "checkout", "-q", "-B", BRANCH)
-    git(tree, "reset", "-q", "--hard", final)
-    progress("apply", f"{applied} commit(s) applied, {len(chain) - applied} unchanged; "
-                      f"{BRANCH} = {final[:12]}")
-    return final
+    require_tree(tree)
+    paths = patch_files(kernel_dir)
+    if is_applied(tree, paths):
+        progress("apply", f"series up to date ({BRANCH} = {rev(tree, 'HEAD')[:12]}, {len(paths)} patches)")
+    else:
+        _, _, dirty = state(tree)
+        if dirty and not force:
+            raise ToolError(f"{rel(tree)} has local modifications; applying the series would overwrite them:\n"
+                            f"{dirty}", "keep them: commit them in the tree and run `python3 tools/ktimers.py "
+                            "import`; drop them: rerun with FORCE=1")
+        own = hand_made_commits(tree)
+        if own and not force:
+            raise ToolError(f"branch {BRANCH} of {rel(tree)} has commits that are not in kernel/patches:\n    "
+                            + "\n    ".join(own), "keep them: `python3 tools/ktimers.py import`; drop them: "
+                            "rerun with FORCE=1")
+        progress("apply", f"git am {len(paths)} patch(es) from {rel(Path(kernel_dir) / PATCHES_SUBDIR)} "
+                          f"onto {BASE_TAG} ...")
+        git(tree, "checkout", "-q", "-f", "-B", BRANCH, BASE_TAG)
+        if paths:
+            git_am(tree, paths)
+        remember(tree, paths, rev(tree, "HEAD"))
+        progress("apply", f"{len(paths)} commit(s); {BRANCH} = {rev(tree, 'HEAD')[:12]}")
+    sync_mirror(tree, kernel_dir, force)
+    return rev(tree, "HEAD")
+
+
+def sync_mirror(tree, kernel_dir=KERNEL_DIR, force=False):
+    """Copy kernel/<path> files that differ from the series into the tree (uncommitted), with a warning."""
+    tree = Path(tree)
+    added = set(added_paths(tree, BASE_TAG, "HEAD"))
+    mirror = mirror_files(kernel_dir)
+    strays = sorted(set(mirror) - added)
+    if strays:
+        raise ToolError(f"{', '.join('kernel/' + p for p in strays)}: no patch in kernel/patches adds "
+                        "this file", "add it in a commit in the tree and run `python3 tools/ktimers.py import`, "
+                        "or delete it")
+    edited = []
+    for path, source in mirror.items():
+        committed = git(tree, "show", f"HEAD:{path}", text=False).stdout
+        wanted = source.read_bytes()
+        if wanted == committed:
+            continue
+        target = tree / path
+        if target.read_bytes() not in (committed, wanted) and not force:
+            raise ToolError(f"{rel(source)} differs from the series, and {rel(target)} has other local "
+                            "edits: not overwriting them", "keep one of the two, or rerun with FORCE=1 "
+                            "(kernel/ wins)")
+        target.write_bytes(wanted)
+        edited.append(path)
+    if edited:
+        warn(f"{len(edited)} file(s) under kernel/ differ from kernel/patches and were copied into "
+             f"{rel(tree)} as uncommitted edits (the tests include them; `make series` does not): "
+             + ", ".join(edited) + ". To make them part of the series: commit them in the tree "
+             f"(`git -C {rel(tree)} commit --fixup=<commit>` and `git rebase -i --autosquash {BASE_TAG}`), "
+             "then `python3 tools/ktimers.py import`")
+    return edited
+
+
+def replay_tree(tree, paths):
+    """The tree object `git am` of the patches onto base gives, by `git apply --cached` on a
+    temporary index (no checkout)."""
+    with tempfile.TemporaryDirectory(prefix="ktimers-index-") as tmp:
+        env = dict(os.environ, GIT_INDEX_FILE=str(Path(tmp) / "index"))
+        git(tree, "read-tree", BASE_TAG, env=env)
+        for path in paths:
+            proc = git(tree, "apply", "--cached", str(Path(path).resolve()), env=env, check=False)
+            if proc.returncode:
+                raise ToolError(f"{rel(path)} does not apply after the patches before it:\n{proc.stderr.strip()}")
+        return git(tree, "write-tree", env=env).stdout.strip()

@@ -12,6 +12,10 @@ from common import ToolError, is_root, progress, run
 COMMON_PACKAGES = (
     "linux-source-6.12", "bc", "bison", "flex", "libelf-dev", "libssl-dev", "python3",
     "make", "gcc", "git", "xz-utils", "perl", "ccache",
+    # checks of the kernel code: sparse (C=1), codespell and checkpatch's SPDX check (spdxcheck.py)
+    "sparse", "codespell", "python3-ply", "python3-git",
+    # the series as maintainers take it: git send-email (with the Perl module it needs) and b4
+    "git-email", "libmailtools-perl", "b4",
 )
 
 

@@ -1,69 +1,46 @@
-import os
-import time
+"""kernel/patches as `git format-patch` output: import from commits, apply with `git am`, the files kept
+at their in-tree paths, the KCIDB patchset hash."""
+
+import hashlib
+import subprocess
 
 from helpers import GIT_ENV, TempDirTestCase, git, quiet, quiet_raises, write
 
-from series import store as series
 from common import ToolError
+from series import importer, store
 
 TIMER_C = "#include <linux/kernel.h>\n\nstatic void run_timer_softirq(void)\n{\n\trun_timer_base();\n}\n"
 MAKEFILE = "obj-y += timer.o\n"
+BASE_DATE = "1700000000 +0000"
 
-PATCH = """diff --git a/kernel/time/Makefile b/kernel/time/Makefile
-index 1111111..2222222 100644
---- a/kernel/time/Makefile
-+++ b/kernel/time/Makefile
-@@ -1 +1,2 @@
- obj-y += timer.o
-+obj-$(CONFIG_KTIMERS) += ktimer.o
-"""
 
-HOOK_PATCH = """diff --git a/kernel/time/timer.c b/kernel/time/timer.c
---- a/kernel/time/timer.c
-+++ b/kernel/time/timer.c
-@@ -3,4 +3,5 @@
- static void run_timer_softirq(void)
- {
-+\tktimer_run_queues();
- \trun_timer_base();
- }
-"""
-
-COMMIT1 = """ktimers: add core
-
-The core.
-
-Signed-off-by: Dev <dev@example.org>
----
-add: include/linux/ktimer.h
-add: kernel/time/ktimer.c
-patch: 0001-build.patch
-"""
-
-COMMIT2 = """ktimers: hook into the softirq
-
-Signed-off-by: Dev <dev@example.org>
----
-# comments and blank lines are fine
-
-patch: 0002-hook.patch
-add: kernel/time/ktimer_test.c
-"""
+def commit(tree, message, date="1700000100 +0000"):
+    env = dict(GIT_ENV, GIT_AUTHOR_NAME="Dev", GIT_AUTHOR_EMAIL="dev@example.org",
+               GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
+    git(tree, "add", "-f", "-A", ".", env=env)
+    git(tree, "commit", "-q", "-m", message, env=env)
 
 
 class SeriesTestBase(TempDirTestCase):
+    """A tree with `base` and two commits on top (a new file, a hook into an existing one),
+    imported into self.kernel; the tree stays on the imported branch."""
+
     def setUp(self):
         super().setUp()
         self.tree = self.make_tree(self.tmp / "linux")
         self.kernel = self.tmp / "repo" / "kernel"
         write(self.kernel / "base.pin", "package = linux-source-6.12\n")
-        write(self.kernel / "include" / "linux" / "ktimer.h", "struct ktimer;\n")
-        write(self.kernel / "kernel" / "time" / "ktimer.c", "int ktimer;\n")
-        write(self.kernel / "kernel" / "time" / "ktimer_test.c", "int ktimer_test;\n")
-        write(self.kernel / "patches" / "0001-build.patch", PATCH)
-        write(self.kernel / "patches" / "0002-hook.patch", HOOK_PATCH)
-        write(self.kernel / "series" / "01-core.commit", COMMIT1)
-        write(self.kernel / "series" / "02-hook.commit", COMMIT2)
+        git(self.tree, "checkout", "-q", "-b", store.BRANCH)
+        write(self.tree / "include" / "linux" / "ktimer.h", "struct ktimer;\n")
+        write(self.tree / "kernel" / "time" / "ktimer.c", "int ktimer;\n")
+        write(self.tree / "kernel" / "time" / "Makefile", MAKEFILE + "obj-$(CONFIG_KTIMERS) += ktimer.o\n")
+        commit(self.tree, "ktimers: add core\n\nThe core.\n\nSigned-off-by: Dev <dev@example.org>")
+        write(self.tree / "kernel" / "time" / "timer.c", TIMER_C.replace("{\n", "{\n\tktimer_run_queues();\n"))
+        write(self.tree / "kernel" / "time" / ".kunitconfig", "CONFIG_KTIMERS=y\n")
+        commit(self.tree, "ktimers: hook into the softirq\n\nSigned-off-by: Dev <dev@example.org>",
+               date="1700000200 +0000")
+        self.made = git(self.tree, "rev-parse", "HEAD^{tree}")
+        quiet(importer.import_series, self.tree, "HEAD", self.kernel)
 
     def make_tree(self, path):
         path.mkdir(parents=True)
@@ -72,267 +49,179 @@ class SeriesTestBase(TempDirTestCase):
         write(path / "kernel" / "time" / "Makefile", MAKEFILE)
         write(path / "Makefile", "VERSION = 6\n")
         git(path, "add", "-f", "-A", ".")
-        env = dict(GIT_ENV, GIT_AUTHOR_DATE="1700000000 +0000", GIT_COMMITTER_DATE="1700000000 +0000")
-        git(path, "commit", "-q", "-m", "base", env=env)
-        git(path, "tag", "base")
+        git(path, "commit", "-q", "-m", "base", env=dict(GIT_ENV, GIT_AUTHOR_DATE=BASE_DATE,
+                                                         GIT_COMMITTER_DATE=BASE_DATE))
+        git(path, "tag", store.BASE_TAG)
         return path
 
-    def apply(self, **kwargs):
-        return quiet(series.apply, self.tree, self.kernel, **kwargs)
+    def fresh_tree(self):
+        """Another tree at the same base, as `make tree` makes on a new machine."""
+        tree = self.make_tree(self.tmp / "fresh")
+        self.assertEqual(git(tree, "rev-parse", "base"), git(self.tree, "rev-parse", "base"))
+        return tree
+
+    def apply(self, tree=None, **kwargs):
+        return quiet(store.apply, tree or self.tree, self.kernel, **kwargs)
 
 
-class ParseTest(SeriesTestBase):
-    def test_parse_commit_file(self):
-        commit = series.parse_commit_file(self.kernel / "series" / "02-hook.commit")
-        self.assertEqual(commit.subject, "ktimers: hook into the softirq")
-        self.assertTrue(commit.message.endswith("Signed-off-by: Dev <dev@example.org>\n"))
-        self.assertNotIn("---", commit.message)
-        self.assertEqual([(s.kind, s.arg) for s in commit.steps],
-                         [("patch", "0002-hook.patch"), ("add", "kernel/time/ktimer_test.c")])
+class ImportTest(SeriesTestBase):
+    def test_import_writes_format_patch_files_and_the_added_files(self):
+        names = [p.name for p in store.patch_files(self.kernel)]
+        self.assertEqual(names, ["0001-ktimers-add-core.patch", "0002-ktimers-hook-into-the-softirq.patch"])
+        first = (self.kernel / "patches" / names[0]).read_text()
+        self.assertTrue(first.startswith("From 0000000000000000000000000000000000000000 "))  # no commit hashes
+        self.assertIn("Subject: [PATCH] ktimers: add core\n", first)                       # no n/m numbers
+        self.assertIn("Signed-off-by: Dev <dev@example.org>", first)
+        self.assertNotIn("\n-- \n", first)                                                  # no git version
+        self.assertEqual((self.kernel / "kernel" / "time" / "ktimer.c").read_text(), "int ktimer;\n")
+        self.assertEqual((self.kernel / "kernel" / "time" / ".kunitconfig").read_text(), "CONFIG_KTIMERS=y\n")
+        self.assertFalse((self.kernel / "kernel" / "time" / "timer.c").exists())  # changed, not added
+        self.assertEqual(store.in_tree_files(self.kernel),
+                         ["include/linux/ktimer.h", "kernel/time/.kunitconfig", "kernel/time/ktimer.c"])
 
-    def test_missing_separator(self):
-        write(self.kernel / "series" / "03-bad.commit", "subject\n\nbody\nadd: x\n")
-        error = quiet_raises(self, ToolError, series.load_series, self.kernel)[0]
-        self.assertIn("03-bad.commit", str(error))
-        self.assertIn("---", str(error))
+    def test_patchset_hash_is_kcidbs(self):
+        paths = store.patch_files(self.kernel)
+        shell = subprocess.run("sha256sum *.patch | cut -c-64 | sha256sum", shell=True, text=True,
+                               cwd=self.kernel / "patches", stdout=subprocess.PIPE, check=True).stdout.split()[0]
+        self.assertEqual(store.patchset_hash(paths), shell)
+        self.assertEqual(store.series_hash(self.kernel), shell)
+        joined = "".join(hashlib.sha256(p.read_bytes()).hexdigest() + "\n" for p in paths)
+        self.assertEqual(shell, hashlib.sha256(joined.encode()).hexdigest())
 
-    def test_unknown_directive(self):
-        write(self.kernel / "series" / "03-bad.commit", "subject\n---\nremove: foo\n")
-        error = quiet_raises(self, ToolError, series.load_series, self.kernel)[0]
-        self.assertIn("03-bad.commit:3", str(error))
+    def test_reimport_of_the_same_commits_changes_nothing(self):
+        before = {p.name: p.read_bytes() for p in store.patch_files(self.kernel)}
+        quiet(importer.import_series, self.tree, "HEAD", self.kernel)
+        self.assertEqual({p.name: p.read_bytes() for p in store.patch_files(self.kernel)}, before)
 
-    def test_path_escaping_the_tree(self):
-        write(self.kernel / "series" / "03-bad.commit", "subject\n---\nadd: ../etc/passwd\n")
-        quiet_raises(self, ToolError, series.load_series, self.kernel)
+    def test_a_reworded_commit_replaces_the_old_files(self):
+        git(self.tree, "commit", "-q", "--amend", "-m", "ktimers: hook the softirq\n\nSigned-off-by: Dev <d@x.org>",
+            env=GIT_ENV)
+        quiet(importer.import_series, self.tree, "HEAD", self.kernel)
+        self.assertEqual([p.name for p in store.patch_files(self.kernel)],
+                         ["0001-ktimers-add-core.patch", "0002-ktimers-hook-the-softirq.patch"])
 
+    def test_a_dropped_file_leaves_kernel_dir(self):
+        (self.tree / "kernel" / "time" / ".kunitconfig").unlink()
+        commit(self.tree, "ktimers: no kunitconfig\n\nSigned-off-by: Dev <dev@example.org>")
+        quiet(importer.import_series, self.tree, "HEAD", self.kernel)
+        self.assertFalse((self.kernel / "kernel" / "time" / ".kunitconfig").exists())
+        self.assertEqual(len(store.patch_files(self.kernel)), 3)
 
-class ValidateTest(SeriesTestBase):
-    def test_valid_series_loads_in_name_order(self):
-        commits = series.load_series(self.kernel)
-        self.assertEqual([c.name for c in commits], ["01-core.commit", "02-hook.commit"])
+    def test_what_format_patch_cannot_carry_is_refused_and_kernel_dir_kept(self):
+        before = {p.name: p.read_bytes() for p in store.patch_files(self.kernel)}
+        git(self.tree, "commit", "-q", "--allow-empty", "-m", "empty", env=GIT_ENV)   # git am refuses it
+        error = str(quiet_raises(self, ToolError, importer.import_series, self.tree, "HEAD", self.kernel)[0])
+        self.assertIn("0003-empty.patch does not apply", error)
+        self.assertEqual({p.name: p.read_bytes() for p in store.patch_files(self.kernel)}, before)
 
-    def test_unclaimed_file_is_named(self):
-        write(self.kernel / "kernel" / "time" / "forgotten.c", "x\n")
-        error = quiet_raises(self, ToolError, series.load_series, self.kernel)[0]
-        self.assertIn("kernel/kernel/time/forgotten.c is not claimed", str(error))
-        self.assertIn("add:", str(error))
-
-    def test_doubly_claimed_file(self):
-        write(self.kernel / "series" / "03-dup.commit", "dup\n---\nadd: kernel/time/ktimer.c\n")
-        error = quiet_raises(self, ToolError, series.load_series, self.kernel)[0]
-        self.assertIn("already claimed by", str(error))
-        self.assertIn("01-core.commit", str(error))
-
-    def test_add_of_missing_file_and_missing_patch(self):
-        write(self.kernel / "series" / "03-x.commit", "x\n---\nadd: kernel/time/nope.c\npatch: nope.patch\n")
-        error = str(quiet_raises(self, ToolError, series.load_series, self.kernel)[0])
-        self.assertIn("kernel/kernel/time/nope.c does not exist", error)
-        self.assertIn("kernel/patches/nope.patch does not exist", error)
-
-    def test_editor_leftovers_are_ignored_and_unused_patch_warns(self):
-        write(self.kernel / "kernel" / "time" / "ktimer.c~", "backup\n")
-        write(self.kernel / "patches" / "0099-unused.patch", "x\n")
-        _, _, err = quiet(series.load_series, self.kernel)
-        self.assertIn("0099-unused.patch is not used", err)
+    def test_merges_and_empty_ranges_are_refused(self):
+        error = str(quiet_raises(self, ToolError, importer.import_series, self.tree, "base", self.kernel)[0])
+        self.assertIn("no commits", error)
+        git(self.tree, "checkout", "-q", "-b", "side", "HEAD~1")
+        write(self.tree / "side.txt", "x\n")
+        commit(self.tree, "side")
+        git(self.tree, "merge", "-q", "--no-edit", store.BRANCH, env=GIT_ENV)
+        error = str(quiet_raises(self, ToolError, importer.import_series, self.tree, "HEAD", self.kernel)[0])
+        self.assertIn("merge commits", error)
 
 
 class ApplyTest(SeriesTestBase):
-    def test_apply_builds_commits_and_checks_out_ktimers(self):
-        final, out, _ = self.apply()
-        self.assertEqual(git(self.tree, "rev-parse", "HEAD"), final)
-        self.assertEqual(git(self.tree, "symbolic-ref", "--short", "HEAD"), "ktimers")
-        self.assertIn("01-core.commit: ktimers: add core", out)
-        self.assertIn("02-hook.commit: ktimers: hook into the softirq", out)
-        self.assertEqual((self.tree / "include" / "linux" / "ktimer.h").read_text(), "struct ktimer;\n")
-        self.assertIn("ktimer.o", (self.tree / "kernel" / "time" / "Makefile").read_text())
-        self.assertIn("ktimer_run_queues();", (self.tree / "kernel" / "time" / "timer.c").read_text())
-        log = git(self.tree, "log", "--format=%an <%ae>|%cn <%ce>|%ad|%cd|%s", "--date=raw", "base..HEAD")
-        for line in log.splitlines():
-            author, committer, adate, cdate, _ = line.split("|")
-            self.assertEqual(author, "ktimers project <ktimers@localhost>")
-            self.assertEqual(committer, "ktimers project <ktimers@localhost>")
-            self.assertEqual(adate, "1700000000 +0000")
-            self.assertEqual(cdate, "1700000000 +0000")
-        body = git(self.tree, "log", "-1", "--format=%B", "HEAD~1")
-        self.assertIn("Signed-off-by: Dev <dev@example.org>", body)
-        self.assertEqual(git(self.tree, "show", "--stat", "--format=", "HEAD~1").count("|"), 3)
+    def test_git_am_on_a_fresh_tree_gives_the_imported_tree(self):
+        fresh = self.fresh_tree()
+        head = self.apply(fresh)[0]
+        self.assertEqual(git(fresh, "rev-parse", "HEAD^{tree}"), self.made)
+        self.assertEqual(git(fresh, "symbolic-ref", "--short", "HEAD"), store.BRANCH)
+        self.assertEqual(git(fresh, "log", "--format=%an <%ae>|%s", "base..HEAD").splitlines(),
+                         ["Dev <dev@example.org>|ktimers: hook into the softirq",
+                          "Dev <dev@example.org>|ktimers: add core"])
+        # Same patches, same commits, on any machine.
+        again = self.make_tree(self.tmp / "again")
+        self.assertEqual(self.apply(again)[0], head)
+        self.assertEqual(store.replay_tree(fresh, store.patch_files(self.kernel)), self.made)
 
-    def test_second_apply_is_up_to_date_and_hashes_are_stable(self):
-        first, _, _ = self.apply()
-        second, out, _ = self.apply()
-        self.assertEqual(first, second)
-        self.assertIn("series up to date", out)
-        # Another tree with the same base gets the very same commits.
-        other = self.make_tree(self.tmp / "other")
-        chain = series.build_chain(other, series.load_series(self.kernel), self.kernel)
-        self.assertEqual(chain[-1][0], first)
+    def test_plain_git_am_reproduces_the_tree_too(self):
+        fresh = self.fresh_tree()
+        git(fresh, "am", "-q", *[str(p) for p in store.patch_files(self.kernel)], env=GIT_ENV)
+        self.assertEqual(git(fresh, "rev-parse", "HEAD^{tree}"), self.made)
 
-    def test_working_tree_untouched_while_building_chain(self):
-        status_before = git(self.tree, "status", "--porcelain")
-        series.build_chain(self.tree, series.load_series(self.kernel), self.kernel)
-        self.assertEqual(git(self.tree, "status", "--porcelain"), status_before)
-        self.assertEqual(git(self.tree, "rev-parse", "HEAD"), git(self.tree, "rev-parse", "base"))
-        self.assertFalse((self.tree / "include").exists())
+    def test_the_imported_tree_is_up_to_date(self):
+        head = git(self.tree, "rev-parse", "HEAD")
+        _, out, _ = self.apply()
+        self.assertIn("up to date", out)
+        self.assertEqual(git(self.tree, "rev-parse", "HEAD"), head)
 
-    def test_changing_a_file_only_rewrites_that_file(self):
-        first, _, _ = self.apply()
-        first_commit = git(self.tree, "rev-parse", "HEAD~1")
-        header = self.tree / "include" / "linux" / "ktimer.h"
-        old_mtime = header.stat().st_mtime_ns
-        time.sleep(0.01)
-        write(self.kernel / "kernel" / "time" / "ktimer_test.c", "int ktimer_test = 2;\n")
-        second, out, _ = self.apply()
-        self.assertNotEqual(first, second)
-        self.assertEqual(git(self.tree, "rev-parse", "HEAD~1"), first_commit)  # commit 1 unchanged
-        self.assertIn("02-hook.commit", out)
-        self.assertNotIn("01-core.commit", out)
-        self.assertIn("1 commit(s) applied, 1 unchanged", out)
-        self.assertEqual(header.stat().st_mtime_ns, old_mtime)
-        self.assertEqual((self.tree / "kernel" / "time" / "ktimer_test.c").read_text(), "int ktimer_test = 2;\n")
+    def test_second_apply_changes_nothing(self):
+        fresh = self.fresh_tree()
+        head = self.apply(fresh)[0]
+        _, out, _ = self.apply(fresh)
+        self.assertIn("up to date", out)
+        self.assertEqual(git(fresh, "rev-parse", "HEAD"), head)
 
-    def test_patch_that_does_not_apply(self):
-        write(self.kernel / "patches" / "0002-hook.patch", HOOK_PATCH.replace("run_timer_base", "other_base"))
-        error = str(quiet_raises(self, ToolError, series.apply, self.tree, self.kernel)[0])
-        self.assertIn("0002-hook.patch", error)
-        self.assertIn("02-hook.commit", error)
-        self.assertIn("ktimers: hook into the softirq", error)
-        self.assertIn("patch does not apply", error)  # git apply's own message
+    def test_changed_patches_are_applied_again(self):
+        fresh = self.fresh_tree()
+        self.apply(fresh)
+        git(self.tree, "commit", "-q", "--amend", "-m", "ktimers: hook it\n\nSigned-off-by: Dev <d@x.org>",
+            env=GIT_ENV)
+        quiet(importer.import_series, self.tree, "HEAD", self.kernel)
+        self.apply(fresh)
+        self.assertEqual(git(fresh, "log", "-1", "--format=%s"), "ktimers: hook it")
 
     def test_dirty_tree_is_refused_then_forced(self):
-        self.apply()
-        write(self.tree / "kernel" / "time" / "timer.c", "/* local hack */\n")
-        write(self.kernel / "include" / "linux" / "ktimer.h", "struct ktimer { int x; };\n")
-        error = str(quiet_raises(self, ToolError, series.apply, self.tree, self.kernel)[0])
+        fresh = self.fresh_tree()
+        write(fresh / "kernel" / "time" / "timer.c", "local edit\n")
+        error = str(quiet_raises(self, ToolError, store.apply, fresh, self.kernel)[0])
         self.assertIn("local modifications", error)
-        self.assertIn("kernel/time/timer.c", error)
         self.assertIn("FORCE=1", error)
-        self.assertIn("reset --hard", error)
-        self.assertEqual((self.tree / "kernel" / "time" / "timer.c").read_text(), "/* local hack */\n")
-        self.apply(force=True)
-        self.assertIn("ktimer_run_queues", (self.tree / "kernel" / "time" / "timer.c").read_text())
+        self.apply(fresh, force=True)
+        self.assertEqual(git(fresh, "rev-parse", "HEAD^{tree}"), self.made)
 
-    def test_up_to_date_but_dirty_warns(self):
-        self.apply()
-        write(self.tree / "Makefile", "VERSION = 7\n")
-        _, out, err = self.apply()
-        self.assertIn("series up to date", out)
-        self.assertIn("local modifications", err)
+    def test_hand_made_commit_is_refused_until_imported(self):
+        write(self.tree / "kernel" / "time" / "extra.c", "int extra;\n")
+        commit(self.tree, "ktimers: extra\n\nSigned-off-by: Dev <dev@example.org>")
+        error = str(quiet_raises(self, ToolError, store.apply, self.tree, self.kernel)[0])
+        self.assertIn("ktimers: extra", error)
+        self.assertIn("import", error)
+        quiet(importer.import_series, self.tree, "HEAD", self.kernel)
+        self.assertIn("up to date", self.apply()[1])
+        self.assertEqual(len(store.patch_files(self.kernel)), 3)
 
-    def test_up_to_date_but_dirty_forced_is_reset(self):
-        self.apply()
-        write(self.tree / "Makefile", "VERSION = 7\n")
-        _, out, _ = self.apply(force=True)
-        self.assertIn("discarded the local modifications", out)
-        self.assertNotEqual((self.tree / "Makefile").read_text(), "VERSION = 7\n")
-        self.assertEqual(git(self.tree, "status", "--porcelain", "--untracked-files=no"), "")
+    def test_a_patch_that_no_longer_applies_is_named_and_am_aborted(self):
+        fresh = self.fresh_tree()
+        second = store.patch_files(self.kernel)[1]
+        second.write_text(second.read_text().replace(" \trun_timer_base();", " \trun_other_base();"))
+        error = str(quiet_raises(self, ToolError, store.apply, fresh, self.kernel)[0])
+        self.assertIn("git am stopped", error)
+        self.assertIn("hook into the softirq", error)
+        self.assertFalse((fresh / ".git" / "rebase-apply").exists())
 
-    def test_hand_made_commit_is_refused(self):
-        self.apply()
-        write(self.kernel / "kernel" / "time" / "ktimer.c", "int ktimer = 1;\n")
-        write(self.tree / "Makefile", "VERSION = 7\n")
-        git(self.tree, "commit", "-q", "-am", "my experiment")
-        error = str(quiet_raises(self, ToolError, series.apply, self.tree, self.kernel)[0])
-        self.assertIn("my experiment", error)
-        self.assertIn("format-patch", error)
+    def test_odd_patch_names_are_refused(self):
+        write(self.kernel / "patches" / "fix.patch", "x\n")
+        error = str(quiet_raises(self, ToolError, store.patch_files, self.kernel)[0])
+        self.assertIn("fix.patch", error)
 
-    def test_empty_series_resets_to_base(self):
-        for path in list((self.kernel / "series").iterdir()) + list((self.kernel / "patches").iterdir()):
-            path.unlink()
-        for path in ("include/linux/ktimer.h", "kernel/time/ktimer.c", "kernel/time/ktimer_test.c"):
-            (self.kernel / path).unlink()
-        final, out, _ = self.apply()
-        self.assertEqual(final, git(self.tree, "rev-parse", "base"))
-        self.assertIn("no .commit files", out)
-
-    def test_missing_tree(self):
-        error = str(quiet_raises(self, ToolError, series.apply, self.tmp / "nope", self.kernel)[0])
+    def test_missing_tree_or_base(self):
+        error = str(quiet_raises(self, ToolError, store.apply, self.tmp / "nowhere", self.kernel)[0])
         self.assertIn("make tree", error)
 
-    def test_executable_files_keep_their_mode(self):
-        write(self.kernel / "kernel" / "time" / "ktimer.c", "#!/bin/sh\n", mode=0o755)
-        self.apply()
-        self.assertTrue(os.access(self.tree / "kernel" / "time" / "ktimer.c", os.X_OK))
 
+class KernelDirFilesTest(SeriesTestBase):
+    def test_an_edit_under_kernel_goes_into_the_tree_uncommitted(self):
+        write(self.kernel / "kernel" / "time" / "ktimer.c", "int ktimer_edited;\n")
+        _, _, err = self.apply()
+        self.assertEqual((self.tree / "kernel" / "time" / "ktimer.c").read_text(), "int ktimer_edited;\n")
+        self.assertIn("kernel/time/ktimer.c", err)
+        self.assertIn("commit --fixup", err)
+        self.assertEqual(git(self.tree, "status", "--porcelain"), "M kernel/time/ktimer.c")
 
-class SeriesHashTest(SeriesTestBase):
-    def test_hash_is_stable_and_sensitive(self):
-        first = series.series_hash(self.kernel)
-        self.assertEqual(first, series.series_hash(self.kernel))
-        self.assertEqual(len(first), 64)
-        write(self.kernel / "patches" / "0001-build.patch", PATCH + "\n")
-        self.assertNotEqual(first, series.series_hash(self.kernel))
+    def test_an_edit_under_kernel_does_not_overwrite_other_tree_edits(self):
+        write(self.kernel / "kernel" / "time" / "ktimer.c", "int ktimer_edited;\n")
+        write(self.tree / "kernel" / "time" / "ktimer.c", "int ktimer_tree;\n")
+        error = str(quiet_raises(self, ToolError, store.apply, self.tree, self.kernel)[0])
+        self.assertIn("other local edits", error)
+        self.assertEqual((self.tree / "kernel" / "time" / "ktimer.c").read_text(), "int ktimer_tree;\n")
 
-    def test_hash_covers_added_files_and_pin(self):
-        first = series.series_hash(self.kernel)
-        write(self.kernel / "kernel" / "time" / "ktimer.c", "int ktimer2;\n")
-        second = series.series_hash(self.kernel)
-        self.assertNotEqual(first, second)
-        write(self.kernel / "base.pin", "package = other\n")
-        self.assertNotEqual(second, series.series_hash(self.kernel))
-
-
-DEBUG_PATCH = """diff --git a/kernel/time/ktimer.c b/kernel/time/ktimer.c
---- a/kernel/time/ktimer.c
-+++ b/kernel/time/ktimer.c
-@@ -1,2 +1,3 @@
- int ktimer;
-+int debug_hook;
- int end;
-diff --git a/kernel/time/Makefile b/kernel/time/Makefile
---- a/kernel/time/Makefile
-+++ b/kernel/time/Makefile
-@@ -1,2 +1,3 @@
- obj-y += timer.o
- obj-$(CONFIG_KTIMERS) += ktimer.o
-+obj-$(CONFIG_DEBUG) += ktimer_debug.o
-"""
-
-USERS_PATCH = """diff --git a/kernel/time/ktimer.c b/kernel/time/ktimer.c
---- a/kernel/time/ktimer.c
-+++ b/kernel/time/ktimer.c
-@@ -1,3 +1,4 @@
- int ktimer;
- int debug_hook;
-+int users_hook;
- int end;
-"""
-
-
-class WithholdTest(SeriesTestBase):
-    """A later patch that changes a file an earlier commit adds is taken back out of that add."""
-
-    def setUp(self):
-        super().setUp()
-        write(self.kernel / "kernel" / "time" / "ktimer.c", "int ktimer;\nint debug_hook;\nint users_hook;\nint end;\n")
-        write(self.kernel / "patches" / "0003-debug.patch", DEBUG_PATCH)
-        write(self.kernel / "patches" / "0004-users.patch", USERS_PATCH)
-        write(self.kernel / "series" / "03-debug.commit", "ktimers: debug hooks\n---\npatch: 0003-debug.patch\n")
-        write(self.kernel / "series" / "04-users.commit", "ktimers: users hook\n---\npatch: 0004-users.patch\n")
-
-    def file_at(self, rev, path="kernel/time/ktimer.c"):
-        return git(self.tree, "show", f"{rev}:{path}") + "\n"
-
-    def test_each_commit_shows_the_file_as_of_that_commit(self):
-        self.apply()
-        self.assertEqual(self.file_at("HEAD~3"), "int ktimer;\nint end;\n")
-        self.assertEqual(self.file_at("HEAD~1"), "int ktimer;\nint debug_hook;\nint end;\n")
-        self.assertEqual(self.file_at("HEAD"), (self.kernel / "kernel" / "time" / "ktimer.c").read_text())
-        # The debug patch's Makefile hunk is applied once, in its own commit.
-        self.assertNotIn("ktimer_debug.o", self.file_at("HEAD~2", "kernel/time/Makefile"))
-        self.assertIn("ktimer_debug.o", self.file_at("HEAD~1", "kernel/time/Makefile"))
-        diff = git(self.tree, "show", "--format=", "HEAD~1", "--", "kernel/time/ktimer.c")
-        self.assertIn("+int debug_hook;", diff)
-
-    def test_patch_paths(self):
-        self.assertEqual(series.patch_paths(self.kernel / "patches" / "0003-debug.patch"),
-                         ["kernel/time/ktimer.c", "kernel/time/Makefile"])
-        self.assertEqual(series.patch_paths(self.kernel / "patches" / "0002-hook.patch"), ["kernel/time/timer.c"])
-        write(self.tmp / "plain.patch", "--- a/x.c\n+++ b/x.c\t2024-01-01\n@@ -1 +1 @@\n-a\n+b\n")
-        self.assertEqual(series.patch_paths(self.tmp / "plain.patch"), ["x.c"])
-
-    def test_final_file_edited_inside_a_later_hunk(self):
-        write(self.kernel / "kernel" / "time" / "ktimer.c", "int ktimer;\nint debug_hook = 1;\nint users_hook;\nint end;\n")
-        error = str(quiet_raises(self, ToolError, series.apply, self.tree, self.kernel)[0])
-        self.assertIn("01-core.commit adds kernel/kernel/time/ktimer.c", error)
-        self.assertIn("0004-users.patch", error)
-        self.assertIn("import", error)
+    def test_a_file_no_patch_adds_is_an_error(self):
+        write(self.kernel / "kernel" / "time" / "stray.c", "int stray;\n")
+        error = str(quiet_raises(self, ToolError, store.apply, self.tree, self.kernel)[0])
+        self.assertIn("kernel/kernel/time/stray.c", error)
+        self.assertIn("no patch", error)

@@ -45,33 +45,57 @@ class StyleTest(TempDirTestCase):
         self.assertEqual(len(reports), 3)
         self.assertTrue(all(r.ok for r in reports))
         file_calls = [c for c in perl.calls if c[-1].endswith("ktimer.c")]
-        self.assertIn("-f", file_calls[0])
-        self.assertIn("--terse", file_calls[0])
-        self.assertIn("--strict", file_calls[0])
-        self.assertEqual(file_calls[1][2:5], ["-none", "-Wall", str(self.kernel / "kernel" / "time" / "ktimer.c")])
+        self.assertEqual(len(file_calls), 1)   # kernel-doc only: the patches carry its lines for checkpatch
+        self.assertEqual(file_calls[0][2:5], ["-none", "-Wall", str(self.kernel / "kernel" / "time" / "ktimer.c")])
         patch_call = [c for c in perl.calls if c[-1].endswith(".patch")]
         self.assertEqual(len(patch_call), 1)  # no kernel-doc on patches
-        self.assertIn("--no-signoff", patch_call[0])
-        self.assertNotIn("-f", patch_call[0])
+        self.assertIn("--strict", patch_call[0])
+        self.assertIn("--codespell", patch_call[0])
+        self.assertNotIn("--no-signoff", patch_call[0])   # a mail: its message is checked too
+        self.assertNotIn("--no-tree", patch_call[0])      # the SPDX check needs the tree
         self.assertIn("ok", out)
 
     def test_problems_are_reported(self):
         write(self.kernel / "kernel" / "time" / "ktimer.c", "int x;\n")
+        write(self.kernel / "patches" / "0001-core.patch", "diff --git a/x b/x\n")
         perl = FakePerl(
-            checkpatch={"ktimer.c": "ktimer.c:15: WARNING:SUSPECT_CODE_INDENT: suspect code indent\n"
-                                    "total: 0 errors, 1 warnings, 0 checks, 18 lines checked\n"},
+            checkpatch={"0001-core.patch": "0001-core.patch:15: WARNING:SUSPECT_CODE_INDENT: suspect code indent\n"
+                                           "total: 0 errors, 1 warnings, 0 checks, 18 lines checked\n"},
             kernel_doc={"ktimer.c": "ktimer.c:14: warning: Function parameter or struct member 'b' not described\n"})
         reports, out, _ = quiet(style.check, self.tree, self.kernel, runner=perl)
         self.assertFalse(reports[0].ok)
-        self.assertEqual(style.count_issues(reports[0].issues), 2)
-        self.assertIn("2 problem(s)", out)
+        self.assertFalse(reports[1].ok)
+        self.assertEqual(style.count_issues(reports[0].issues + reports[1].issues), 2)
+        self.assertIn("1 problem(s)", out)
         self.assertIn("SUSPECT_CODE_INDENT", out)
         self.assertIn("kernel-doc: ktimer.c:14: warning", out)
         record = self.tmp / "style.json"
         style.record(reports, record)
         data = json.loads(record.read_text())
-        self.assertEqual(data["files"], 1)
+        self.assertEqual(data["files"], 2)
         self.assertEqual(data["problems"], 2)
+
+    def test_a_checkpatch_helper_that_cannot_run_is_a_problem(self):
+        write(self.kernel / "patches" / "0001-core.patch", "diff --git a/x b/x\n")
+
+        def no_ply(cmd, **kwargs):
+            return Completed("total: 0 errors, 0 warnings, 0 checks, 10 lines checked\n",
+                             "Traceback (most recent call last):\nModuleNotFoundError: No module named 'ply'\n")
+        reports, out, _ = quiet(style.check, self.tree, self.kernel, runner=no_ply)
+        self.assertFalse(reports[0].ok)
+        self.assertIn("No module named 'ply'", reports[0].issues[0])
+        self.assertIn("python3-ply", reports[0].issues[0])
+
+    def test_checkpatch_runs_from_the_tree_with_debian_python_first(self):
+        write(self.kernel / "patches" / "0001-core.patch", "diff --git a/x b/x\n")
+        seen = {}
+
+        def runner(cmd, **kwargs):
+            seen.update(kwargs)
+            return Completed("total: 0 errors, 0 warnings, 0 checks, 10 lines checked\n")
+        quiet(style.check, self.tree, self.kernel, runner=runner)
+        self.assertEqual(seen["cwd"], str(self.tree.resolve()))
+        self.assertTrue(seen["env"]["PATH"].startswith("/usr/bin:"))
 
     def test_missing_tree_with_files(self):
         write(self.kernel / "kernel" / "time" / "ktimer.c", "int x;\n")

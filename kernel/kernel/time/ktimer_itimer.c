@@ -90,11 +90,14 @@ void ktimer_setitimer(struct task_struct *tsk,
 {
 	struct signal_struct *sig = tsk->signal;
 	struct ktimer *timer = &sig->real_ktimer;
+	/* only exec and exit replace ->sighand, and @tsk is current */
+	spinlock_t *siglock = &rcu_dereference_protected(tsk->sighand,
+							  tsk == current)->siglock;
 	ktime_t expires;
 
 	ktimer_user_count(KTIMER_USER_ITIMER);
 	for (;;) {
-		spin_lock_irq(&tsk->sighand->siglock);
+		spin_lock_irq(siglock);
 		if (ovalue) {
 			ovalue->it_value = ktimer_itimer_remaining(sig);
 			ovalue->it_interval = ktime_to_timespec64(sig->it_real_incr);
@@ -102,7 +105,7 @@ void ktimer_setitimer(struct task_struct *tsk,
 		if (try_to_stop_ktimer(timer) >= 0)
 			break;
 		/* The callback runs elsewhere and needs the siglock */
-		spin_unlock_irq(&tsk->sighand->siglock);
+		spin_unlock_irq(siglock);
 		stop_ktimer(timer);
 	}
 
@@ -114,7 +117,7 @@ void ktimer_setitimer(struct task_struct *tsk,
 		sig->it_real_incr = 0;
 	}
 	trace_itimer_state(ITIMER_REAL, value, 0);
-	spin_unlock_irq(&tsk->sighand->siglock);
+	spin_unlock_irq(siglock);
 }
 EXPORT_SYMBOL_IF_KUNIT(ktimer_setitimer);
 

@@ -28,13 +28,19 @@ static void set_itimer(const struct timespec64 *value,
 	ktimer_setitimer(current, &it, old);
 }
 
+/* ->sighand is __rcu for exec and exit, neither of which runs under a test */
+static spinlock_t *current_siglock(void)
+{
+	return &rcu_dereference_protected(current->sighand, 1)->siglock;
+}
+
 static struct timespec64 itimer_remaining(void)
 {
 	struct timespec64 rem;
 
-	spin_lock_irq(&current->sighand->siglock);
+	spin_lock_irq(current_siglock());
 	rem = ktimer_itimer_remaining(current->signal);
-	spin_unlock_irq(&current->sighand->siglock);
+	spin_unlock_irq(current_siglock());
 	return rem;
 }
 
@@ -101,9 +107,9 @@ static void ktimer_itimer_rearm_test(struct kunit *test)
 	/* no periodic re-arm by the ktimer core: that is the dequeue's job */
 	KUNIT_EXPECT_FALSE(test, ktimer_active(timer));
 
-	spin_lock_irq(&current->sighand->siglock);
+	spin_lock_irq(current_siglock());
 	ktimer_itimer_rearm(current->signal);
-	spin_unlock_irq(&current->sighand->siglock);
+	spin_unlock_irq(current_siglock());
 
 	KUNIT_EXPECT_TRUE(test, ktimer_active(timer));
 	KUNIT_EXPECT_GT(test, get_expiry_ktimer(timer, &now), now);
@@ -125,9 +131,9 @@ static void ktimer_itimer_oneshot_test(struct kunit *test)
 	set_itimer(&nsec, &zero, NULL);
 	KUNIT_ASSERT_TRUE(test, wait_expired(timer));
 
-	spin_lock_irq(&current->sighand->siglock);
+	spin_lock_irq(current_siglock());
 	ktimer_itimer_rearm(current->signal);
-	spin_unlock_irq(&current->sighand->siglock);
+	spin_unlock_irq(current_siglock());
 	KUNIT_EXPECT_FALSE(test, ktimer_active(timer));
 	rem = itimer_remaining();
 	KUNIT_EXPECT_EQ(test, timespec64_to_ns(&rem), 0);

@@ -278,22 +278,22 @@ struct fire_order {
 static void ktimer_real_order_test(struct kunit *test)
 {
 	static const int offsets_ms[] = { 3, 1, 2, 5, 4 };
-	struct fire_order *fo = kunit_kzalloc(test, sizeof(*fo), GFP_KERNEL);
+	struct fire_order *fired = kunit_kzalloc(test, sizeof(*fired), GFP_KERNEL);
 	int ret[ARRAY_SIZE(offsets_ms)], i;
 	unsigned long deadline;
 	struct real_timer *rt;
 	ktime_t start;
 
-	BUILD_BUG_ON(ARRAY_SIZE(offsets_ms) > ARRAY_SIZE(fo->order));
+	BUILD_BUG_ON(ARRAY_SIZE(offsets_ms) > ARRAY_SIZE(fired->order));
 	rt = kunit_kcalloc(test, ARRAY_SIZE(offsets_ms), sizeof(*rt),
 			   GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, fo);
+	KUNIT_ASSERT_NOT_NULL(test, fired);
 	KUNIT_ASSERT_NOT_NULL(test, rt);
 	for (i = 0; i < ARRAY_SIZE(offsets_ms); i++) {
 		real_timer_init(test, &rt[i], param_clock(test));
 		rt[i].id = offsets_ms[i];
-		rt[i].order = fo->order;
-		rt[i].norder = &fo->norder;
+		rt[i].order = fired->order;
+		rt[i].norder = &fired->norder;
 	}
 
 	local_bh_disable();
@@ -316,9 +316,9 @@ static void ktimer_real_order_test(struct kunit *test)
 	}
 	for (i = 0; i < ARRAY_SIZE(offsets_ms); i++)
 		stop_ktimer(&rt[i].timer);
-	KUNIT_ASSERT_EQ(test, fo->norder, ARRAY_SIZE(offsets_ms));
-	for (i = 1; i < fo->norder; i++)
-		KUNIT_EXPECT_LT(test, fo->order[i - 1], fo->order[i]);
+	KUNIT_ASSERT_EQ(test, fired->norder, ARRAY_SIZE(offsets_ms));
+	for (i = 1; i < fired->norder; i++)
+		KUNIT_EXPECT_LT(test, fired->order[i - 1], fired->order[i]);
 }
 
 /* Many timers with random expiries: each fires once, never early */
