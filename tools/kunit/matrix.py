@@ -223,10 +223,16 @@ def load(path=MATRIX_FILE, fragments_dir=None):
 
 # ---- the effective kunitconfig ------------------------------------------------------
 
+# The series' own kunitconfig (the suites and what they need), as kunit.py finds it with
+# --kunitconfig=kernel/time in the applied tree; kernel/ keeps it at its in-tree path.
+SERIES_KUNITCONFIG = Path("kernel") / "kernel" / "time" / ".kunitconfig"
+
+
 def kunitconfig_sources(configuration, arch_name, repo=REPO_ROOT):
-    """Files merged for one run, in order: .kunitconfig, the arch fragment (if any), the fragments."""
+    """Files merged for one run, in order: the series' kernel/time/.kunitconfig, the root .kunitconfig
+    (checkers), the arch fragment (if any), the configuration's fragments."""
     repo = Path(repo)
-    sources = [repo / ".kunitconfig"]
+    sources = [repo / SERIES_KUNITCONFIG, repo / ".kunitconfig"]
     arch_fragment = repo / "kunit_configs" / "arch" / f"{arch_name}.config"
     if arch_fragment.is_file():
         sources.append(arch_fragment)

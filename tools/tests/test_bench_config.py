@@ -50,6 +50,7 @@ class ShippedBenchConfigTest(unittest.TestCase):
 class GuardTest(TempDirTestCase):
     def test_a_new_checker_in_kunitconfig_is_caught(self):
         repo = self.tmp
+        write(repo / matrix.SERIES_KUNITCONFIG, (REPO_ROOT / matrix.SERIES_KUNITCONFIG).read_text())
         write(repo / ".kunitconfig", (REPO_ROOT / ".kunitconfig").read_text() + "CONFIG_KFENCE=y\n"
                                                                              "CONFIG_DEBUG_LIST=y\n")
         write(repo / "kunit_configs" / "bench.config", (REPO_ROOT / "kunit_configs" / "bench.config").read_text())

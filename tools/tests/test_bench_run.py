@@ -144,7 +144,9 @@ class BenchCommandTest(TempDirTestCase):
         self.assertEqual(tests, [("ktimer_modes",)])
         exported = kcidb.export(db)      # the boots go to KCIDB as builds with their tests, not their figures
         self.assertEqual(kcidb.validate(exported), [])
-        self.assertEqual(sorted(build["misc"]["kind"] for build in exported["builds"]), ["bench", "bench"])
+        # bench-lowres boots the bench image: one KCIDB build, two boots
+        self.assertEqual([(b["misc"]["kind"], [x["config"] for x in b["misc"]["boots"]]) for b in exported["builds"]],
+                         [("bench", ["bench", "bench-lowres"])])
         with closing(results_db.connect(db)) as connection:
             self.assertEqual(results_db.labels(connection), [])
             self.assertEqual(results_db.runs(connection), [])

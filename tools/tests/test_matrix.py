@@ -152,6 +152,7 @@ class LoadTest(TempDirTestCase):
 class MergeTest(TempDirTestCase):
     def setUp(self):
         super().setUp()
+        self.series = write(self.tmp / matrix.SERIES_KUNITCONFIG, "# series\nCONFIG_KUNIT=y\n")
         write(self.tmp / ".kunitconfig", "# root\nCONFIG_KUNIT=y\nCONFIG_SMP=y\nCONFIG_HOTPLUG_CPU=y\n"
                                          'CONFIG_CMDLINE="a b"\n')
         write(self.tmp / "kunit_configs" / "arch" / "arm.config", "CONFIG_VFP=y\n")
@@ -162,10 +163,10 @@ class MergeTest(TempDirTestCase):
 
     def test_sources_in_order(self):
         self.assertEqual(matrix.kunitconfig_sources(self.up, "arm", self.tmp),
-                         [self.tmp / ".kunitconfig", self.tmp / "kunit_configs" / "arch" / "arm.config",
+                         [self.series, self.tmp / ".kunitconfig", self.tmp / "kunit_configs" / "arch" / "arm.config",
                           self.tmp / "kunit_configs" / "up.config"])
         self.assertEqual(matrix.kunitconfig_sources(matrix.Configuration("default"), "i386", self.tmp),
-                         [self.tmp / ".kunitconfig"])
+                         [self.series, self.tmp / ".kunitconfig"])
 
     def test_later_lines_override_earlier_ones(self):
         merged = matrix.merge(matrix.kunitconfig_sources(self.up, "arm", self.tmp))
