@@ -549,6 +549,9 @@ def report(arch, document, stream, result_dir, reference=None):
     if reference is not None and reference.printed:
         progress("kunit", f"kunit.py's parser on the console ({rel(result_dir / REFERENCE_FILE)}):", arch)
         print(reference.printed, end="", flush=True)
+        if reference.checked and not reference.disagreements:
+            progress("kunit", f"kunit.py's parser and ktap.py agree on all {len(reference.statuses)} "
+                              "tests, parameters and suites", arch)
     elif reference is not None:
         progress("kunit", f"kunit.py's parser: {reference.note or reference.error}", arch)
     if status in ("BUILD_ERROR", "CONFIG_ERROR"):
