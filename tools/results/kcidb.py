@@ -183,7 +183,7 @@ def export(db, latest_only=False, base_url=None):
             for run in booted:
                 environment = environment_of(run)
                 tests += [dict(test_object(test, environment, urls), build_id=builder["id"])
-                          for test in results_db.tests_of(connection, run["id"])]
+                          for test in results_db.table(connection, "tests", run["id"])]
         used = {build["checkout_id"] for build in builds}
         checkouts = [checkout_object(row) for row in results_db.table(connection, "checkouts") if row["id"] in used]
     finally:
