@@ -180,11 +180,8 @@ def when(start_time):
 def counts_text(comparison):
     if comparison is None or comparison.old is None:
         return "-"
-    if comparison.build:
-        return comparison.build + (" (regression)" if comparison.build == "build failed" else "")
-    counts = comparison.counts()
-    parts = [regress.counted(counts[kind], kind) for kind in regress.CLASSES if counts[kind]]
-    return ", ".join(parts) or "no changes"
+    return ", ".join(text + (" (regression)" if comparison.build and kind == "regression" else "")
+                     for kind, text in comparison.described()) or "no changes"
 
 
 def location(report, run, change):
