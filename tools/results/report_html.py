@@ -97,17 +97,17 @@ class Links:
 
     def write_logs(self):
         for log_url, marks in self.marks.items():
-            source = self.base / log_url
-            if source.is_file():
-                write_log_page(source, Path(str(source) + ".html"), marks)
+            if (self.base / log_url).is_file():
+                write_log_page(self.base / log_url, marks)
 
 
-def write_log_page(source, destination, marks=()):
+def write_log_page(source, marks):
+    """<log>.html next to the stored log: one anchor per line, the marked lines highlighted."""
     lines = source.read_text(errors="replace").splitlines()
     body = "".join(   # block spans: one per line, no newline between them (a <pre> would double it)
         f'<span class="l{" mark" if number in marks else ""}" id="L{number}"><a class="n" href="#L{number}">'
         f'{number}</a>{esc(CONTROL_RE.sub("", text))}</span>' for number, text in enumerate(lines, 1))
-    destination.write_text(
+    Path(f"{source}.html").write_text(
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{esc(source.name)}</title>'
         f"<style>{LOG_CSS}</style></head><body><header>{esc(rel(source))}: {len(lines)} lines; "
         f'<a href="{esc(source.name)}">plain text</a> (re-parse with '
