@@ -75,7 +75,7 @@ def update(connection, selection, path=BASELINE_FILE):
             warn(f"no recorded run of {arch}-{config}: its baseline entry is left as it was")
             continue
         latest = recorded[-1]
-        entry = entry_for(latest, results_db.tests_of(connection, latest["id"]))
+        entry = entry_for(latest, results_db.table(connection, "tests", latest["id"]))
         runs[f"{arch}-{config}"] = entry
         bad = sum(len(entry["tests"].get(status, [])) for status in regress.BAD)
         if bad or latest["status"] != regress.PASS:

@@ -118,18 +118,19 @@ CREATE INDEX IF NOT EXISTS bench_by_build ON bench_results(build_id, workload, a
 CREATE INDEX IF NOT EXISTS builds_by_run ON builds(architecture, config_name, start_time);
 """
 
-CHECKOUT_COLUMNS = ("id", "origin", "tree_name", "git_commit_hash", "git_repository_branch", "patchset_hash",
-                    "base_version", "package_version", "start_time", "valid", "misc")
-BUILD_COLUMNS = ("id", "checkout_id", "origin", "architecture", "config_name", "kind", "compiler",
-                 "kernel_version", "start_time", "duration", "run_duration", "status", "run_status", "command",
-                 "log_url", "console_url", "environment", "comment", "misc")
-TEST_COLUMNS = ("id", "build_id", "origin", "path", "name", "status", "start_time", "duration", "log_url",
-                "log_line", "log_excerpt", "comment", "misc")
-MUTANT_COLUMNS = ("run_id", "run_time", "tree_head", "series_hash", "arch", "mutant", "description", "status",
-                  "killed_by", "decided_by", "seconds", "detail")
-BENCH_COLUMNS = ("build_id", "engine", "workload", "api", "n", "metric", "value", "note", "log_line")
 # Runs recorded for their figures, not for pass or fail: make report and make baseline leave them out.
 FIGURE_KINDS = ("bench",)
+
+
+def _declared_columns():
+    """{table: its columns, in order} as SCHEMA declares them, so the column lists are written once."""
+    with closing(sqlite3.connect(":memory:")) as memory:
+        memory.executescript(SCHEMA)
+        tables = [name for (name,) in memory.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {table: tuple(row[1] for row in memory.execute(f"PRAGMA table_info({table})")) for table in tables}
+
+
+COLUMNS = _declared_columns()
 
 
 def db_path(flag=None, results_dir=RESULTS_DIR):
@@ -181,22 +182,22 @@ def connect(path, create=False):
     return connection
 
 
-def _insert(connection, table, columns, row):
-    connection.execute(f"INSERT OR REPLACE INTO {table} ({', '.join(columns)}) "
-                       f"VALUES ({', '.join('?' * len(columns))})", [row.get(column) for column in columns])
+def _insert(connection, table, rows, verb="INSERT OR REPLACE", upsert=""):
+    """Add rows (dicts; a column a row lacks is NULL) to a table, all of its columns."""
+    columns = COLUMNS[table]
+    connection.executemany(f"{verb} INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+                           + upsert, [[row.get(column) for column in columns] for row in rows])
 
 
 def _merge_checkout(connection, checkout):
     """A checkout seen again (another run of the same tree) keeps what it knew and learns what it did not;
     its start_time is its earliest run's."""
     updates = ", ".join(f"{column} = COALESCE(checkouts.{column}, excluded.{column})"
-                        for column in CHECKOUT_COLUMNS if column not in ("id", "start_time"))
-    connection.execute(
-        f"INSERT INTO checkouts ({', '.join(CHECKOUT_COLUMNS)}) VALUES ({', '.join('?' * len(CHECKOUT_COLUMNS))}) "
-        f"ON CONFLICT(id) DO UPDATE SET {updates}, "
-        "start_time = MIN(COALESCE(checkouts.start_time, excluded.start_time), "
-        "COALESCE(excluded.start_time, checkouts.start_time))",
-        [checkout.get(column) for column in CHECKOUT_COLUMNS])
+                        for column in COLUMNS["checkouts"] if column not in ("id", "start_time"))
+    _insert(connection, "checkouts", [checkout], "INSERT",
+            f" ON CONFLICT(id) DO UPDATE SET {updates}, "
+            "start_time = MIN(COALESCE(checkouts.start_time, excluded.start_time), "
+            "COALESCE(excluded.start_time, checkouts.start_time))")
 
 
 def insert_run(connection, checkout, build, tests, bench=()):
@@ -205,11 +206,9 @@ def insert_run(connection, checkout, build, tests, bench=()):
         _merge_checkout(connection, checkout)
         connection.execute("DELETE FROM tests WHERE build_id = ?", (build["id"],))
         connection.execute("DELETE FROM bench_results WHERE build_id = ?", (build["id"],))
-        _insert(connection, "builds", BUILD_COLUMNS, build)
-        for test in tests:
-            _insert(connection, "tests", TEST_COLUMNS, test)
-        for figure in bench:
-            _insert(connection, "bench_results", BENCH_COLUMNS, figure)
+        _insert(connection, "builds", [build])
+        _insert(connection, "tests", tests)
+        _insert(connection, "bench_results", bench)
 
 
 @contextmanager
@@ -237,8 +236,7 @@ def write_mutant_results(path, rows):
     with _writing(path) as connection:
         for run_id in dict.fromkeys(row["run_id"] for row in rows):
             connection.execute("DELETE FROM mutant_results WHERE run_id = ?", (run_id,))
-        for row in rows:
-            _insert(connection, "mutant_results", MUTANT_COLUMNS, row)
+        _insert(connection, "mutant_results", rows)
 
 
 # ---- queries ------------------------------------------------------------------------
@@ -270,16 +268,13 @@ def runs(connection, arch=None, config=None, kinds=None):
     which are recorded for their figures and have no place in pass/fail comparisons."""
     condition, params = _kind_filter(kinds)
     where = [condition]
-    if arch:
-        where.append("b.architecture = ?")
-        params.append(arch)
-    if config:
-        where.append("b.config_name = ?")
-        params.append(config)
-    sql = ("SELECT b.*, c.patchset_hash, c.git_commit_hash, c.package_version, c.base_version "
-           "FROM builds b JOIN checkouts c ON c.id = b.checkout_id"
-           + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY b.start_time, b.id")
-    return query(connection, sql, params)
+    for column, value in (("architecture", arch), ("config_name", config)):
+        if value:
+            where.append(f"b.{column} = ?")
+            params.append(value)
+    return query(connection, "SELECT b.*, c.patchset_hash, c.git_commit_hash, c.package_version, c.base_version "
+                             f"FROM builds b JOIN checkouts c ON c.id = b.checkout_id WHERE {' AND '.join(where)} "
+                             "ORDER BY b.start_time, b.id", params)
 
 
 def _kind_filter(kinds):
@@ -296,20 +291,13 @@ def labels(connection, kinds=None):
                               "ORDER BY 1, 2", params)]
 
 
-def tests_of(connection, build_id):
-    return query(connection, "SELECT * FROM tests WHERE build_id = ? ORDER BY rowid", (build_id,))
-
-
-def bench_of(connection, build_id):
-    """The figures one benchmark boot printed, in console order."""
-    return query(connection, "SELECT * FROM bench_results WHERE build_id = ? ORDER BY rowid", (build_id,))
-
-
 def mutant_results(connection, run_id=None):
     """The rows of mutant runs (of one run), oldest run first, each run in catalogue order."""
     where, params = (" WHERE run_id = ?", (run_id,)) if run_id else ("", ())
     return query(connection, f"SELECT * FROM mutant_results{where} ORDER BY run_time, run_id, rowid", params)
 
 
-def table(connection, name):
-    return query(connection, f"SELECT * FROM {name} ORDER BY rowid")
+def table(connection, name, build_id=None):
+    """A table's rows in the order they were added; with build_id, only that run's (tests, bench_results)."""
+    where, params = (" WHERE build_id = ?", (build_id,)) if build_id else ("", ())
+    return query(connection, f"SELECT * FROM {name}{where} ORDER BY rowid", params)

@@ -54,7 +54,8 @@ ENVIRONMENT_FIELDS = {"comment", "misc"}
 
 
 def _drop_nulls(data):
-    """KCIDB objects may omit a field but never carry null: drop nulls (and empty objects), also nested ones."""
+    """KCIDB objects may omit a field but never carry null: drop nulls (and empty objects), also nested ones,
+    so each object is cleaned once, as a whole (its misc, environment and boots with it)."""
     if isinstance(data, dict):
         cleaned = {key: _drop_nulls(value) for key, value in data.items() if value is not None}
         return {key: value for key, value in cleaned.items() if value != {}}
@@ -89,7 +90,7 @@ def checkout_object(row):
         "patchset_hash": patchset if SHA256_RE.match(patchset or "-") else None,
         "comment": f"{row.get('tree_name')} {row.get('package_version')} with the ktimers series",
         "start_time": row.get("start_time"), "valid": bool(row["valid"]) if row.get("valid") is not None else None,
-        "misc": _drop_nulls(misc)})
+        "misc": misc})
 
 
 def build_dir_of(row):
@@ -123,12 +124,12 @@ def boots(rows):
 def boot_summary(row, urls):
     """What one run (a boot of the build) adds to the build's misc: its verdict, counts, problems."""
     misc = row.get("misc") or {}
-    return _drop_nulls({"run": row["id"], "config": row["config_name"], "kind": row["kind"],
-                        "mode": misc.get("mode"), "start_time": row["start_time"],
-                        "run_status": row["run_status"], "run_duration": row.get("run_duration"),
-                        "counts": misc.get("counts"), "problems": misc.get("problems") or None,
-                        "findings": misc.get("findings") or None, "kunit_parser": misc.get("kunit_parser"),
-                        "console_url": urls(row.get("console_url"))})
+    return {"run": row["id"], "config": row["config_name"], "kind": row["kind"],
+            "mode": misc.get("mode"), "start_time": row["start_time"],
+            "run_status": row["run_status"], "run_duration": row.get("run_duration"),
+            "counts": misc.get("counts"), "problems": misc.get("problems") or None,
+            "findings": misc.get("findings") or None, "kunit_parser": misc.get("kunit_parser"),
+            "console_url": urls(row.get("console_url"))}
 
 
 def build_object(row, runs, urls):
@@ -148,7 +149,7 @@ def environment_of(run):
     environment = dict(run.get("environment") or {})
     misc = dict(environment.get("misc") or {}, config=run["config_name"], run=run["id"])
     comment = f"{run['config_name']}: {environment['comment']}" if environment.get("comment") else run["config_name"]
-    return _drop_nulls({"comment": comment, "misc": misc})
+    return {"comment": comment, "misc": misc}
 
 
 def test_object(row, environment, urls):
@@ -158,7 +159,7 @@ def test_object(row, environment, urls):
         "status": row["status"], "comment": row.get("comment"), "start_time": row.get("start_time"),
         "duration": row.get("duration"), "log_url": urls(row.get("log_url")),
         "log_excerpt": (row.get("log_excerpt") or None) and row["log_excerpt"][:EXCERPT_MAX],
-        "environment": environment, "misc": _drop_nulls(misc)})
+        "environment": environment, "misc": misc})
 
 
 def export(db, latest_only=False, base_url=None):
@@ -183,7 +184,7 @@ def export(db, latest_only=False, base_url=None):
             for run in booted:
                 environment = environment_of(run)
                 tests += [dict(test_object(test, environment, urls), build_id=builder["id"])
-                          for test in results_db.tests_of(connection, run["id"])]
+                          for test in results_db.table(connection, "tests", run["id"])]
         used = {build["checkout_id"] for build in builds}
         checkouts = [checkout_object(row) for row in results_db.table(connection, "checkouts") if row["id"] in used]
     finally:
@@ -253,9 +254,8 @@ def validate(document):
             ids[kind].add(item.get("id"))
             if "start_time" in item and not TIME_RE.match(str(item["start_time"])):
                 problems.append(f"{where}.start_time {item['start_time']!r} is not an RFC 3339 date-time")
-            for name in ("duration",):
-                if name in item and not isinstance(item[name], (int, float)):
-                    problems.append(f"{where}.{name} is not a number")
+            if "duration" in item and not isinstance(item["duration"], (int, float)):
+                problems.append(f"{where}.duration is not a number")
             if "valid" in item and not isinstance(item["valid"], bool):
                 problems.append(f"{where}.valid is not a boolean")
             if len(str(item.get("log_excerpt", ""))) > EXCERPT_MAX:

@@ -72,19 +72,11 @@ def path_component(name, number=None):
 
 # ---- where the facts come from ----------------------------------------------------------
 
-def compiler_from_console(lines):
-    for line in lines:
-        match = BANNER_RE.search(line)
-        if match:
-            return match.group(1)
-    return None
-
-
 def compiler_of(console_lines, command, arch_name):
     """The compiler that built the kernel: its banner, else the build dir's .config, else gcc --version."""
-    found = compiler_from_console(console_lines)
-    if found:
-        return found
+    banner = next(filter(None, map(BANNER_RE.search, console_lines)), None)
+    if banner:
+        return banner.group(1)
     for word in command or []:
         match = BUILD_DIR_RE.match(str(word))
         config = Path(match.group(1)) / ".config" if match else None

@@ -81,6 +81,14 @@ class Comparison:
         counts["regression"] = self.regressions
         return counts
 
+    def described(self):
+        """[(class, text)] for the report's tables: the build's change ('build failed' is a regression), else
+        '2 regressions', '1 fix', ... per class that has any; [] when nothing changed."""
+        if self.build:
+            return [("regression" if self.build == "build failed" else "muted", self.build)]
+        counts = self.counts()
+        return [(kind, counted(counts[kind], kind)) for kind in CLASSES if counts[kind]]
+
 
 def parents(path):
     parts = path.split(".")

@@ -149,12 +149,12 @@ def build(db, baseline_path, arches, runs=None):
             run = RunReport(arch, config, runs=results_db.runs(connection, arch, config),
                             baseline=entries.get(f"{arch}-{config}"))
             if run.latest:
-                latest_tests = results_db.tests_of(connection, run.latest["id"])
+                latest_tests = results_db.table(connection, "tests", run.latest["id"])
                 run.tests = {test["path"]: test for test in latest_tests}
                 new = snapshot(run.latest, latest_tests, "latest")
                 if run.previous:
                     run.vs_previous = regress.compare(
-                        snapshot(run.previous, results_db.tests_of(connection, run.previous["id"]), "previous"),
+                        snapshot(run.previous, results_db.table(connection, "tests", run.previous["id"]), "previous"),
                         new)
                 if run.baseline:
                     run.vs_baseline = regress.compare(baseline.snapshot(run.baseline), new)
@@ -180,11 +180,8 @@ def when(start_time):
 def counts_text(comparison):
     if comparison is None or comparison.old is None:
         return "-"
-    if comparison.build:
-        return comparison.build + (" (regression)" if comparison.build == "build failed" else "")
-    counts = comparison.counts()
-    parts = [regress.counted(counts[kind], kind) for kind in regress.CLASSES if counts[kind]]
-    return ", ".join(parts) or "no changes"
+    return ", ".join(text + (" (regression)" if comparison.build and kind == "regression" else "")
+                     for kind, text in comparison.described()) or "no changes"
 
 
 def location(report, run, change):

@@ -18,6 +18,8 @@ from common import format_duration, rel
 
 CONTROL_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1bc|[\x00-\x08\x0b-\x1f\x7f]")
 HISTORY_ROWS = 60
+HISTORY_COLUMNS = ("started (UTC)", "configuration", "verdict", "build", "pass", "fail", "skip", "error", "miss",
+                   "time", "series", "kernel", "log")
 GOOD, BAD, SKIPPED, MISSING = "ok", "bad", "skip", "miss"
 
 CSS = """
@@ -95,17 +97,17 @@ class Links:
 
     def write_logs(self):
         for log_url, marks in self.marks.items():
-            source = self.base / log_url
-            if source.is_file():
-                write_log_page(source, Path(str(source) + ".html"), marks)
+            if (self.base / log_url).is_file():
+                write_log_page(self.base / log_url, marks)
 
 
-def write_log_page(source, destination, marks=()):
+def write_log_page(source, marks):
+    """<log>.html next to the stored log: one anchor per line, the marked lines highlighted."""
     lines = source.read_text(errors="replace").splitlines()
     body = "".join(   # block spans: one per line, no newline between them (a <pre> would double it)
         f'<span class="l{" mark" if number in marks else ""}" id="L{number}"><a class="n" href="#L{number}">'
         f'{number}</a>{esc(CONTROL_RE.sub("", text))}</span>' for number, text in enumerate(lines, 1))
-    destination.write_text(
+    Path(f"{source}.html").write_text(
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{esc(source.name)}</title>'
         f"<style>{LOG_CSS}</style></head><body><header>{esc(rel(source))}: {len(lines)} lines; "
         f'<a href="{esc(source.name)}">plain text</a> (re-parse with '
@@ -118,14 +120,7 @@ def write_log_page(source, destination, marks=()):
 def comparison_cell(comparison, reference, absent):
     if not reference:
         return f'<span class="muted">{esc(absent)}</span>'
-    if comparison.build:
-        cls = "regression" if comparison.build == "build failed" else "muted"
-        return f'<span class="{cls}">{esc(comparison.build)}</span>'
-    counts = comparison.counts()
-    parts = []
-    for kind in regress.CLASSES:
-        if counts[kind]:
-            parts.append(f'<span class="{kind}">{regress.counted(counts[kind], kind)}</span>')
+    parts = [f'<span class="{kind}">{esc(text)}</span>' for kind, text in comparison.described()]
     return ", ".join(parts) or '<span class="muted">no changes</span>'
 
 
@@ -172,8 +167,8 @@ def comparison_block(run, name, comparison, links):
     head = (f"<h4>vs {esc(name)}: {esc((old.start_time or '')[:16])} {badge(old.run_status)}"
             f' <span class="muted">{esc(old.build_id or "")}</span></h4>')
     if comparison.build:
-        return head + f'<p class="{"regression" if comparison.build == "build failed" else "muted"}">' \
-                      f"{esc(comparison.build)}: no tests to compare</p>"
+        (cls, text), = comparison.described()
+        return head + f'<p class="{cls}">{esc(text)}: no tests to compare</p>'
     out = [head]
     if comparison.run:
         out.append(f'<p class="regression">the run\'s verdict went {esc(comparison.run)} with no test '
@@ -273,9 +268,7 @@ def history(report, links):
                 f'title="{esc(row["start_time"])} {esc(row["run_status"])}"></a>' for row in rows)
             out.append(f'<tr><td>{esc(config)}</td><td class="strip">{marks}</td></tr>')
         out.append("</table>")
-        out.append("<table><tr><th>started (UTC)</th><th>configuration</th><th>verdict</th><th>build</th>"
-                   "<th>pass</th><th>fail</th><th>skip</th><th>error</th><th>miss</th><th>time</th>"
-                   "<th>series</th><th>kernel</th><th>log</th></tr>")
+        out.append("<table><tr>" + "".join(f"<th>{name}</th>" for name in HISTORY_COLUMNS) + "</tr>")
         for row in runs[:HISTORY_ROWS]:
             counts = (row.get("misc") or {}).get("counts") or {}
             log = links.raw(row.get("console_url"))
@@ -291,7 +284,7 @@ def history(report, links):
                 f"<td>{esc(row.get('kernel_version') or '')}</td>"
                 f"<td>{log_cell}</td></tr>")
         if len(runs) > HISTORY_ROWS:
-            out.append(f'<tr><td colspan="13" class="muted">{len(runs) - HISTORY_ROWS} older run(s) not shown; '
+            out.append(f'<tr><td colspan="{len(HISTORY_COLUMNS)}" class="muted">{len(runs) - HISTORY_ROWS} older run(s) not shown; '
                        "query the database for them (docs/results.md)</td></tr>")
         out.append("</table>")
     return "\n".join(out)

@@ -23,7 +23,7 @@ class RecordTest(RecordingTestCase):
         document = json.loads((self.results / label / "results.json").read_text())
         with closing(results_db.connect(self.db)) as connection:
             run = next(r for r in results_db.runs(connection) if r["id"] == build["id"])
-            tests = {t["path"]: t for t in results_db.tests_of(connection, build["id"])}
+            tests = {t["path"]: t for t in results_db.table(connection, "tests", build["id"])}
         return document, run, tests
 
     def test_a_real_i386_run(self):
@@ -115,7 +115,7 @@ class RecordTest(RecordingTestCase):
         quiet(record.record, result_dir, self.db, self.tmp)
         with closing(results_db.connect(self.db)) as connection:
             (run,) = results_db.runs(connection, "i386", "selftests")
-            tests = {t["path"]: t for t in results_db.tests_of(connection, run["id"])}
+            tests = {t["path"]: t for t in results_db.table(connection, "tests", run["id"])}
         self.assertEqual(run["kind"], "selftests")
         self.assertEqual(run["patchset_hash"], SERIES)
         self.assertEqual(run["kernel_version"], "6.12.118-g7570babe3608")

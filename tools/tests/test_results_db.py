@@ -39,7 +39,7 @@ class DatabaseTest(TempDirTestCase):
             self.assertEqual(runs[0]["package_version"], "6.12.118-1")          # joined from the checkout
             self.assertEqual(runs[0]["misc"], {"counts": {"PASS": 2}})          # JSON columns come back parsed
             self.assertEqual(results_db.labels(connection), [("i386", "default")])
-            tests = results_db.tests_of(connection, runs[1]["id"])
+            tests = results_db.table(connection, "tests", runs[1]["id"])
             self.assertEqual([(t["path"], t["status"], t["log_line"]) for t in tests],
                              [("s", "FAIL", 12), ("s.c", "FAIL", 11)])
             self.assertEqual(len(results_db.table(connection, "checkouts")), 1)
@@ -61,7 +61,7 @@ class DatabaseTest(TempDirTestCase):
         results_db.write_run(self.db, *run_rows(tests=[("s", "ERROR", 3)]))
         with closing(results_db.connect(self.db)) as connection:
             (run,) = results_db.runs(connection)
-            self.assertEqual([t["status"] for t in results_db.tests_of(connection, run["id"])], ["ERROR"])
+            self.assertEqual([t["status"] for t in results_db.table(connection, "tests", run["id"])], ["ERROR"])
 
     def test_benchmark_figures_are_kept_apart(self):
         """A benchmark boot is a build of kind bench with its figures in bench_results; the pass/fail
@@ -80,12 +80,12 @@ class DatabaseTest(TempDirTestCase):
             (bench,) = results_db.runs(connection, kinds=("bench",))
             self.assertEqual(results_db.labels(connection, kinds=("bench", "kunit")),
                              [("i386", "bench"), ("i386", "default")])
-            figures = results_db.bench_of(connection, bench["id"])
+            figures = results_db.table(connection, "bench_results", bench["id"])
             self.assertEqual([(f["api"], f["n"], f["metric"], f["value"], f["note"]) for f in figures],
                              [("ktimer", 100, "median_ns", 700, None), ("timer_list", 1000000, "skipped", None, "nomem")])
         results_db.write_run(self.db, checkout, build, tests, [dict(figure, value=710)])    # recorded again
         with closing(results_db.connect(self.db)) as connection:
-            self.assertEqual([f["value"] for f in results_db.bench_of(connection, build["id"])], [710])
+            self.assertEqual([f["value"] for f in results_db.table(connection, "bench_results", build["id"])], [710])
 
     def test_a_database_of_before_the_benchmark_gains_its_table(self):
         with closing(results_db.connect(self.db, create=True)) as connection:
