@@ -16,6 +16,8 @@ from setup.pin import remember_tarball_sha
 
 TOP_DIR_IN_TARBALL = "linux-source-6.12"
 BASE_TAG = "base"
+# Who made the `base` commit (the tarball as extracted): fixed, so `base` has the same hash on every
+# machine. Only that commit: the commits in the tree are the patches' authors' and the user's own.
 GIT_USER = ("ktimers tools", "ktimers@localhost")
 SHA_RECORD = "ktimers-base-sha256"          # sha256 of the tarball the tree was made from
 TARBALL_CACHE = "ktimers-tarball-stat.json"  # size+mtime -> sha256 cache for the tarball
@@ -145,8 +147,6 @@ def make_base_commit(top, check_result):
                GIT_AUTHOR_NAME=GIT_USER[0], GIT_AUTHOR_EMAIL=GIT_USER[1],
                GIT_COMMITTER_NAME=GIT_USER[0], GIT_COMMITTER_EMAIL=GIT_USER[1])
     git(top, "init", "-q")
-    git(top, "config", "user.name", GIT_USER[0])
-    git(top, "config", "user.email", GIT_USER[1])
     progress("tree", "git add of the whole kernel tree (1-2 minutes) ...")
     # Debian's top-level .gitignore ignores everything (`/*`), hence -f.
     run_with_heartbeat(["git", "-C", str(top), "add", "-f", "-A", "."], "tree", "adding files to git",
