@@ -383,12 +383,10 @@ class Builder:
         """Problems of `git am` of the exported patches onto base in the worktree: it must apply and
         give exactly head's tree."""
         git(self.worktree, "checkout", "-q", "--force", "--detach", series.BASE_TAG)
-        name, email = series.patch_author(patches[0])
-        env = dict(os.environ, GIT_COMMITTER_NAME=name, GIT_COMMITTER_EMAIL=email)
-        proc = git(self.worktree, "am", "-q", *[str(Path(p).resolve()) for p in patches], env=env, check=False)
-        if proc.returncode:
-            git(self.worktree, "am", "--abort", env=env, check=False)
-            return [f"git am onto {series.BASE_TAG} failed: {(proc.stdout + proc.stderr).strip()[:300]}"]
+        try:
+            series.git_am(self.worktree, patches)   # as `make apply` runs it
+        except ToolError as error:
+            return [f"git am onto {series.BASE_TAG} failed: {str(error)[:300]}"]
         made = git(self.worktree, "rev-parse", "HEAD^{tree}").stdout.strip()
         wanted = git(self.tree, "rev-parse", f"{head}^{{tree}}").stdout.strip()
         if made != wanted:
