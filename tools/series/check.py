@@ -367,7 +367,7 @@ class Builder:
             return [], 0.0
         if not (build_dir / ".config").is_file():
             return [f"needs the {ARCH}-ktimers build first"], 0.0
-        command = ["make", f"ARCH={ARCH}", f"O={build_dir.resolve()}", "C=2", "W=1", f"-j{self.jobs}", *targets]
+        command = compile_check.make_command(_arch(), build_dir, targets, self.jobs)
         proc = subprocess.run(command, cwd=self.worktree, env=child_env(), stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True, errors="replace")
         log = self.logs / f"{number:02d}-{ARCH}-sparse.log"

@@ -40,6 +40,15 @@ def ours(output, files):
     return found
 
 
+def make_command(arch, build_dir, targets, jobs=None):
+    """`make C=2 W=1` of the given objects in build_dir (sparse even on objects that are up to date)."""
+    command = ["make", f"ARCH={arch.name}", f"O={Path(build_dir).resolve()}", "C=2", "W=1",
+               f"-j{jobs or os.cpu_count() or 1}"]
+    if arch.cross_compile:
+        command.append(f"CROSS_COMPILE={arch.cross_compile}")
+    return command + list(targets)
+
+
 def configure(tree, arch, build_dir, repo=REPO_ROOT, runner=run):
     """kunit.py config with the `default` kunitconfig, when the build dir has none yet."""
     if (build_dir / ".config").is_file():
@@ -66,12 +75,8 @@ def check_arch(tree, arch_name, kernel_dir=store.KERNEL_DIR, check_dir=CHECK_DIR
         return []
     build_dir = Path(check_dir) / arch.name
     configure(tree, arch, build_dir, runner=runner)
-    command = ["make", f"ARCH={arch.name}", f"O={build_dir.resolve()}", "C=2", "W=1",
-               f"-j{os.cpu_count() or 1}"]
-    if arch.cross_compile:
-        command.append(f"CROSS_COMPILE={arch.cross_compile}")
     with Heartbeat("compile-check", f"{arch.name}: sparse and W=1 on {len(targets)} files", interval=60):
-        proc = runner(command + targets, cwd=str(tree), check=False)
+        proc = runner(make_command(arch, build_dir, targets), cwd=str(tree), check=False)
     problems = ours(proc.stdout + proc.stderr, files)
     if proc.returncode and not problems:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]

@@ -115,10 +115,8 @@ def export(tree, out_dir=SERIES_OUT, kernel_dir=series.KERNEL_DIR, template=None
                        f"{series.BASE_TAG}..{series.BRANCH} ({count} patches, from {sender}) -> {rel(out_dir)}/")
     # The sender is the git user: the cover letter's From: and, with --signoff, a Signed-off-by on
     # each patch unless it already ends with theirs. Each patch's From: stays its author.
-    proc = git(tree, "-c", "core.abbrev=12", "-c", "diff.noprefix=false",
-               "format-patch", "--cover-letter", "--signoff", f"--base={base}", "--no-signature",
-               "--subject-prefix=PATCH", "--no-renames", "--no-color", "--no-ext-diff", "-o", str(out_dir),
-               f"{base}..{head}")
+    proc = git(tree, *series.FORMAT_CONFIG, "format-patch", *series.FORMAT_OPTIONS, "--cover-letter", "--signoff",
+               f"--base={base}", "-o", str(out_dir), f"{base}..{head}")
     files = [out_dir / Path(line).name for line in proc.stdout.split()]
     if len(files) != count + 1 or files[0].name != COVER_NAME:
         raise ToolError(f"git format-patch wrote {len(files)} file(s) for {count} commit(s) plus a cover letter")

@@ -36,12 +36,14 @@ PATCH_NAME_RE = re.compile(r"^\d{4}-[A-Za-z0-9._-]+\.patch$")
 # same patches is a no-op and commits made by hand are told apart from the series.
 APPLIED_PATCHSET_KEY = "ktimers.patchset"
 APPLIED_HEAD_KEY = "ktimers.head"
-# `git format-patch` options that make the stored files depend on the commits only: no git
-# version signature, no commit hashes (From 000... lines), no [PATCH n/m] numbers, so adding a
-# patch changes one file, not all of them.
-STORE_FORMAT = ("-c", "core.abbrev=12", "-c", "diff.noprefix=false", "-c", "format.signOff=false",
-                "format-patch", "--no-signature", "--zero-commit", "--no-numbered", "--no-renames",
-                "--no-color", "--no-ext-diff", "--subject-prefix=PATCH")
+# `git format-patch` as both the store and `make series` run it: 12-digit abbreviations, a/ b/
+# prefixes and no renames whatever the user's config says, no git version signature.
+FORMAT_CONFIG = ("-c", "core.abbrev=12", "-c", "diff.noprefix=false")
+FORMAT_OPTIONS = ("--no-signature", "--no-renames", "--no-color", "--no-ext-diff", "--subject-prefix=PATCH")
+# The store's files depend on the commits only: no commit hashes (From 000... lines), no
+# [PATCH n/m] numbers (adding a patch changes one file, not all of them), no sign-off added.
+STORE_FORMAT = (*FORMAT_CONFIG, "-c", "format.signOff=false", "format-patch", *FORMAT_OPTIONS,
+                "--zero-commit", "--no-numbered")
 # `diff --git a/<old> b/<new>`: the path a patch changes (paths with spaces are not kernel paths).
 DIFF_GIT_RE = re.compile(r"^diff --git a/(\S+) b/(\S+)$", re.MULTILINE)
 

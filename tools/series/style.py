@@ -48,8 +48,8 @@ def source_files(kernel_dir=KERNEL_DIR):
 
 
 def patch_files(kernel_dir=KERNEL_DIR):
-    patches = Path(kernel_dir) / "patches"
-    return sorted(patches.glob("*.patch")) if patches.is_dir() else []
+    from series.store import patch_files
+    return patch_files(kernel_dir)
 
 
 def checkpatch_issues(output):
