@@ -173,6 +173,7 @@ enum ktimer_user_kind {
 	KTIMER_USER_NANOSLEEP,
 	KTIMER_USER_ITIMER,
 	KTIMER_USER_POSIX_TIMER,
+	KTIMER_USER_TIMERFD,
 	KTIMER_USER_KINDS
 };
 
@@ -184,6 +185,7 @@ struct task_struct;
 
 bool ktimer_users_on(void);
 bool ktimer_serves(clockid_t clockid);
+bool ktimer_serves_timerfd(clockid_t clockid);
 unsigned long ktimer_user_calls_count(enum ktimer_user_kind kind);
 clockid_t ktimer_user_clockid(clockid_t clockid, bool absolute);
 long ktimer_user_nanosleep(ktime_t rqtp, bool abs, clockid_t clockid);
@@ -207,6 +209,11 @@ static inline bool ktimer_users_on(void)
 }
 
 static inline bool ktimer_serves(clockid_t clockid)
+{
+	return false;
+}
+
+static inline bool ktimer_serves_timerfd(clockid_t clockid)
 {
 	return false;
 }

@@ -69,11 +69,12 @@ int ktimer_debug_show(struct seq_file *m, void *v)
 		   ktimer_highres_enabled() ? "high" : "low",
 		   ktimer_clock_resolution(NULL));
 	/* proof that syscalls took the ktimer path (CONFIG_KTIMER_USERS) */
-	seq_printf(m, "users: %s, nanosleep %lu, itimer %lu, posix_timer %lu\n",
+	seq_printf(m, "users: %s, nanosleep %lu, itimer %lu, posix_timer %lu, timerfd %lu\n",
 		   ktimer_serves(CLOCK_MONOTONIC) ? "on" : "off",
 		   ktimer_user_calls_count(KTIMER_USER_NANOSLEEP),
 		   ktimer_user_calls_count(KTIMER_USER_ITIMER),
-		   ktimer_user_calls_count(KTIMER_USER_POSIX_TIMER));
+		   ktimer_user_calls_count(KTIMER_USER_POSIX_TIMER),
+		   ktimer_user_calls_count(KTIMER_USER_TIMERFD));
 	for_each_possible_cpu(cpu) {
 		seq_printf(m, "cpu %u%s\n", cpu,
 			   cpu_online(cpu) ? "" : " (offline)");

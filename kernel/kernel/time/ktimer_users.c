@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ktimers serving user space (CONFIG_KTIMER_USERS): the switch, the
- * counters, nanosleep and the conversions the user paths share
+ * counters, nanosleep and the conversions the user paths share (nanosleep,
+ * itimers, POSIX timers and timerfd)
  *
  * The 2005 posting converted nanosleep, POSIX timers and itimers to
  * ktimers.  Here the conversion is opt-in: with CONFIG_KTIMER_USERS the
@@ -28,7 +29,7 @@
 
 static bool ktimer_users_enabled = true;
 module_param_named(users, ktimer_users_enabled, bool, 0444);
-MODULE_PARM_DESC(users, "serve nanosleep, itimers and POSIX timers on CLOCK_REALTIME and CLOCK_MONOTONIC with ktimers (default on)");
+MODULE_PARM_DESC(users, "serve nanosleep, itimers, POSIX timers and timerfd on CLOCK_REALTIME and CLOCK_MONOTONIC (timerfd: and CLOCK_BOOTTIME) with ktimers (default on)");
 
 static atomic_long_t ktimer_user_calls[KTIMER_USER_KINDS];
 
@@ -56,6 +57,26 @@ bool ktimer_serves(clockid_t clockid)
 	       (clockid == CLOCK_REALTIME || clockid == CLOCK_MONOTONIC);
 }
 EXPORT_SYMBOL_GPL(ktimer_serves);
+
+/**
+ * ktimer_serves_timerfd - does ktimers serve timerfds on this clock?
+ * @clockid: the clock of timerfd_create()
+ *
+ * timerfd came after the 2005 posting.  Its timers on CLOCK_REALTIME,
+ * CLOCK_MONOTONIC and CLOCK_BOOTTIME take the ktimer path with the other
+ * user paths; CLOCK_BOOTTIME too, because event loops that must count
+ * time in suspend arm their timerfds there.  The _ALARM clocks stay on
+ * alarmtimers, which wake the system from suspend, as no ktimer can.
+ *
+ * Return: true for those three clocks unless the kernel was booted with
+ * ktimer.users=0.
+ */
+bool ktimer_serves_timerfd(clockid_t clockid)
+{
+	return ktimer_serves(clockid) ||
+	       (ktimer_users_enabled && clockid == CLOCK_BOOTTIME);
+}
+EXPORT_SYMBOL_GPL(ktimer_serves_timerfd);
 
 /**
  * ktimer_user_calls_count - how often a user path went through ktimers
