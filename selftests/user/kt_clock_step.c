@@ -7,7 +7,9 @@
  * and timer_gettime() shows the longer wait); relative ones (nanosleep(),
  * relative clock_nanosleep() and timers on CLOCK_REALTIME, ITIMER_REAL) and
  * CLOCK_MONOTONIC ones do not: never early when the clock jumps forward,
- * never delayed when it jumps back.
+ * never delayed when it jumps back. timerfds on CLOCK_REALTIME do the same,
+ * and one armed with TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET wakes its
+ * reader with ECANCELED at each step (timerfd_clock_was_set()).
  *
  * DESTRUCTIVE: it steps the wall clock by 10 s forward and back, and puts it
  * back where it was. It refuses to run (SKIP, exit 4) unless it runs in the
@@ -28,7 +30,9 @@
  */
 #include "ktap.h"
 
+#include <stdint.h>
 #include <sys/time.h>
+#include <sys/timerfd.h>
 
 #define STEP		(10 * KT_SEC)
 #define FAR		(8 * KT_SEC)	/* phase 1 absolute: stepped past */
@@ -36,13 +40,16 @@
 #define BACK_FOR	(3500 * KT_MSEC)	/* how long the clock stays stepped back */
 #define MARGIN		(3 * KT_SEC)
 #define SIG		SIGUSR1
-#define MAX_WATCHERS	16
+#define MAX_WATCHERS	24
 
 enum kind {
 	SLEEP_ABS_RT,		/* clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME) */
 	SLEEP_REL_RT,		/* clock_nanosleep(CLOCK_REALTIME, 0) */
 	NANOSLEEP,
 	SLEEP_ABS_MONO,
+	TFD_ABS_RT,		/* a TFD_TIMER_ABSTIME CLOCK_REALTIME timerfd, blocked in read() */
+	TFD_ABS_RT_CANCEL,	/* the same with TFD_TIMER_CANCEL_ON_SET */
+	TFD_REL_RT,		/* a relative CLOCK_REALTIME timerfd */
 	TIMER_ABS_RT,
 	TIMER_ABS_RT_PERIODIC,
 	TIMER_REL_RT,
@@ -155,6 +162,9 @@ static const char *kind_name(enum kind kind)
 	case SLEEP_REL_RT: return "clock_nanosleep(CLOCK_REALTIME) relative";
 	case NANOSLEEP: return "nanosleep()";
 	case SLEEP_ABS_MONO: return "clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)";
+	case TFD_ABS_RT: return "read() of a CLOCK_REALTIME TFD_TIMER_ABSTIME timerfd";
+	case TFD_ABS_RT_CANCEL: return "read() of a CLOCK_REALTIME TFD_TIMER_ABSTIME|TFD_TIMER_CANCEL_ON_SET timerfd";
+	case TFD_REL_RT: return "read() of a relative CLOCK_REALTIME timerfd";
 	case TIMER_ABS_RT: return "a CLOCK_REALTIME TIMER_ABSTIME timer";
 	case TIMER_ABS_RT_PERIODIC: return "a periodic CLOCK_REALTIME TIMER_ABSTIME timer";
 	case TIMER_REL_RT: return "a relative CLOCK_REALTIME timer";
@@ -166,7 +176,10 @@ static const char *kind_name(enum kind kind)
 static void watcher(const struct kt_case *c)
 {
 	const struct watch *w = c->data;
-	int absolute = w->kind == SLEEP_ABS_RT || w->kind == TIMER_ABS_RT || w->kind == TIMER_ABS_RT_PERIODIC;
+	int absolute = w->kind == SLEEP_ABS_RT || w->kind == TIMER_ABS_RT || w->kind == TIMER_ABS_RT_PERIODIC ||
+		       w->kind == TFD_ABS_RT || w->kind == TFD_ABS_RT_CANCEL;
+	int tfd = -1;
+	uint64_t ticks = 0;
 	long long arm_mono, arm_rt, target, wake_mono, wake_rt, interval = 500 * KT_MSEC;
 	const char *what = kind_name(w->kind);
 	struct itimerspec its;
@@ -201,6 +214,19 @@ static void watcher(const struct kt_case *c)
 			__sync_fetch_and_add(&plan->done[w->phase], 1);
 			return;
 		}
+	} else if (w->kind >= TFD_ABS_RT && w->kind <= TFD_REL_RT) {
+		int flags = w->kind == TFD_ABS_RT ? TFD_TIMER_ABSTIME :
+			    w->kind == TFD_ABS_RT_CANCEL ? TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET : 0;
+
+		memset(&its, 0, sizeof(its));
+		its.it_value = ts;
+		tfd = timerfd_create(CLOCK_REALTIME, 0);
+		if (tfd < 0 || timerfd_settime(tfd, flags, &its, NULL)) {
+			kt_fail("%s: arming failed: %s", what, strerror(errno));
+			__sync_fetch_and_add(&plan->armed[w->phase], 1);
+			__sync_fetch_and_add(&plan->done[w->phase], 1);
+			return;
+		}
 	} else if (w->kind == ITIMER) {
 		struct itimerval it = { .it_value = { NEAR / KT_SEC, NEAR % KT_SEC / KT_USEC } };
 
@@ -221,6 +247,11 @@ static void watcher(const struct kt_case *c)
 		break;
 	case SLEEP_ABS_MONO:
 		err = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		break;
+	case TFD_ABS_RT:
+	case TFD_ABS_RT_CANCEL:
+	case TFD_REL_RT:
+		err = read(tfd, &ticks, sizeof(ticks)) == sizeof(ticks) ? 0 : errno;
 		break;
 	case TIMER_ABS_RT:
 	case TIMER_ABS_RT_PERIODIC:
@@ -251,8 +282,21 @@ static void watcher(const struct kt_case *c)
 	__sync_fetch_and_add(&plan->done[w->phase], 1);
 	if (timer)
 		timer_delete(timer);
+	if (tfd >= 0)
+		close(tfd);
+	if (w->kind == TFD_ABS_RT_CANCEL) {
+		/* stepped either way, the reader learns at once that the clock was set */
+		kt_expect(err == ECANCELED, "%s ended with %s, expected ECANCELED", what,
+			  err ? strerrorname_np(err) ?: "?" : "the count");
+		kt_expect(wake_mono >= plan->t_step[w->phase] && wake_mono < plan->t_step[w->phase] + MARGIN,
+			  "%s: ended %.3f ms after the step, expected at once", what,
+			  kt_ms(wake_mono - plan->t_step[w->phase]));
+		return;
+	}
 	if (!kt_expect(!err, "%s ended with %s, expected success", what, strerrorname_np(err) ?: "?"))
 		return;
+	if (tfd >= 0)
+		kt_expect(ticks == 1, "%s: count %llu, expected 1", what, (unsigned long long)ticks);
 	if (absolute && w->phase == 1) {
 		kt_expect(wake_rt >= target, "%s ended %.3f ms before its time, expected never early", what,
 			  kt_ms(target - wake_rt));
@@ -299,12 +343,18 @@ static const struct kt_case cases[] = {
 	W("forward: a relative REALTIME timer is not early", 1, TIMER_REL_RT),
 	W("forward: an absolute MONOTONIC clock_nanosleep is not early", 1, SLEEP_ABS_MONO),
 	W("forward: ITIMER_REAL is not early", 1, ITIMER),
+	W("forward past an absolute REALTIME timerfd: read returns at once", 1, TFD_ABS_RT),
+	W("forward: a TFD_TIMER_CANCEL_ON_SET timerfd reads ECANCELED at once", 1, TFD_ABS_RT_CANCEL),
+	W("forward: a relative REALTIME timerfd is not early", 1, TFD_REL_RT),
 	W("back: an absolute REALTIME clock_nanosleep waits for the clock", 2, SLEEP_ABS_RT),
 	W("back: an absolute REALTIME timer waits for the clock, gettime shows it", 2, TIMER_ABS_RT),
 	W("back: a relative REALTIME clock_nanosleep is not delayed", 2, SLEEP_REL_RT),
 	W("back: nanosleep is not delayed", 2, NANOSLEEP),
 	W("back: a relative REALTIME timer is not delayed, gettime unchanged", 2, TIMER_REL_RT),
 	W("back: ITIMER_REAL is not delayed", 2, ITIMER),
+	W("back: an absolute REALTIME timerfd waits for the clock", 2, TFD_ABS_RT),
+	W("back: a TFD_TIMER_CANCEL_ON_SET timerfd reads ECANCELED at once", 2, TFD_ABS_RT_CANCEL),
+	W("back: a relative REALTIME timerfd is not delayed", 2, TFD_REL_RT),
 };
 
 /*
@@ -341,7 +391,7 @@ int main(void)
 
 		if (w && w->index < MAX_WATCHERS) {
 			plan->w[w->index].phase = w->phase;
-			plan->w[w->index].sleeper = w->kind <= SLEEP_ABS_MONO;
+			plan->w[w->index].sleeper = w->kind <= TFD_REL_RT;
 		}
 	}
 	status = kt_run(cases, KT_ARRAY_SIZE(cases), 1, 40);
