@@ -34,6 +34,7 @@ BASELINE_NAME = "baseline"
 DEFAULT_TIMEOUT = 600
 PANIC_ARGS = ("oops=panic",)
 OWN_GROUP = "own"               # selftests/plan: the project's own programs (kt_*) that run together
+OWN_PREFIX = "kt_"              # the project's own programs, in that group or alone
 USER = "user"                   # Result.config of a mutant the user-space suite decided
 VERDICT_STATUS = {mutant_verdict.KILLED: KILLED, mutant_verdict.STILLBORN: STILLBORN,
                   mutant_verdict.ERROR: ERROR}
@@ -69,9 +70,13 @@ def panicking(configuration):
 
 
 def own_plan(path=selftest_plan.PLAN_FILE):
-    """selftests/plan cut down to the project's own suite: the tests of group `own`."""
+    """selftests/plan cut down to the project's own suite: the tests of group `own`, and the other kt_*
+    programs (kt_clock_step, which steps the clock and so runs alone), in plan order."""
     plan = selftest_plan.load(Path(path))
-    tests = tuple(test for test in plan.tests if test.group == OWN_GROUP)
+    if not any(test.group == OWN_GROUP for test in plan.tests):
+        tests = ()
+    else:
+        tests = tuple(test for test in plan.tests if test.group == OWN_GROUP or test.name.startswith(OWN_PREFIX))
     if not tests:
         raise ToolError(f"{rel(plan.path)} has no test in group `{OWN_GROUP}`: `User: yes` mutants run the "
                         "project's own user-space suite, the kt_* programs of that group",
