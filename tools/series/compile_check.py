@@ -21,8 +21,28 @@ KUNIT_PY = "tools/testing/kunit/kunit.py"
 DIAGNOSTIC_RE = re.compile(r"^(?:\.\./)*(\S+?):\d+(?::\d+)?: (?:warning|error):")
 
 
-def objects(files):
-    return [path[:-2] + ".o" for path in files if path.endswith(".c")]
+def includer(tree, path):
+    """The .c file of the same folder in the tree that #includes path (KUnit suites such as
+    fs/timerfd_test.c are built inside the file they test), or None."""
+    if tree is None:
+        return None
+    name, folder = Path(path).name, Path(tree, path).parent
+    pattern = re.compile(r'^#include "%s"' % re.escape(name), re.M)
+    for source in sorted(folder.glob("*.c")):
+        if source.name != name and pattern.search(source.read_text(errors="replace")):
+            return str(Path(path).parent / source.name)
+    return None
+
+
+def objects(files, tree=None):
+    """The objects to build: one per .c file, the includer's for a file built inside another."""
+    targets = []
+    for path in files:
+        if path.endswith(".c"):
+            target = (includer(tree, path) or path)[:-2] + ".o"
+            if target not in targets:
+                targets.append(target)
+    return targets
 
 
 def ours(output, files):
@@ -70,7 +90,7 @@ def check_arch(tree, arch_name, kernel_dir=store.KERNEL_DIR, check_dir=CHECK_DIR
     """Problem lines (empty: clean) for one arch."""
     tree, arch = Path(tree), get_arch(arch_name)
     files = store.in_tree_files(kernel_dir)
-    targets = objects(files)
+    targets = objects(files, tree)
     if not targets:
         return []
     build_dir = Path(check_dir) / arch.name

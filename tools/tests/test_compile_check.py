@@ -27,6 +27,14 @@ class OursTest(TempDirTestCase):
         self.assertEqual(compile_check.objects(["kernel/time/a.c", "include/linux/a.h", "kernel/time/.kunitconfig"]),
                          ["kernel/time/a.o"])
 
+    def test_a_suite_built_inside_the_file_it_tests_is_built_through_that_file(self):
+        tree = self.tmp / "linux"
+        write(tree / "fs" / "timerfd.c", '#ifdef CONFIG_TIMERFD_KUNIT_TEST\n#include "timerfd_test.c"\n#endif\n')
+        write(tree / "fs" / "timerfd_test.c", "static void t(void) {}\n")
+        write(tree / "fs" / "eventfd.c", "int e;\n")
+        self.assertEqual(compile_check.objects(["fs/timerfd_test.c", "fs/eventfd.c"], tree),
+                         ["fs/timerfd.o", "fs/eventfd.o"])
+
 
 class CheckArchTest(TempDirTestCase):
     def setUp(self):
