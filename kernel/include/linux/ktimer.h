@@ -17,6 +17,8 @@
 #include <linux/init.h>
 #include <linux/ktime.h>
 #include <linux/rbtree.h>
+#include <linux/seqlock_types.h>
+#include <linux/spinlock_types.h>
 #include <linux/time64.h>
 #include <linux/types.h>
 
@@ -81,27 +83,62 @@ enum ktimer_mode {
 #define KTIMER_NOCHECK		0x10000
 
 /**
+ * struct ktimer_clock_map - a clock that runs as a linear function of another
+ * @seq:	readers retry while the map changes
+ * @lock:	serialises the writers of @seq
+ * @event_base:	a time of the event clock (the one ->get_time reads)
+ * @time_base:	the mapped clock's time at @event_base
+ * @mult:	mapped nanoseconds per event clock nanosecond, in units of
+ *		2^-%KTIMER_MAP_SHIFT
+ * @ended:	ktimer_clock_end() was called: the clock reads %KTIME_MAX
+ *
+ * A clock that no hrtimer clock serves (a PTP hardware clock, whose reads
+ * may sleep) can still have ktimers: it registers the hrtimer clock it is
+ * measured against as ->clockid and ->get_time, and a map from that clock
+ * to its own time.  Timers keep their expiries in the mapped time and the
+ * wake-up event is armed at the inverse.  The owner moves the map with
+ * ktimer_clock_set_map() whenever the clock is set or its rate adjusted,
+ * as clock_was_set() re-evaluates the CLOCK_REALTIME hrtimers.
+ */
+struct ktimer_clock_map {
+	seqcount_raw_spinlock_t	seq;
+	raw_spinlock_t		lock;
+	ktime_t			event_base;
+	ktime_t			time_base;
+	u32			mult;
+	bool			ended;
+};
+
+/* @mult of struct ktimer_clock_map is a fixed-point number with this many bits of fraction */
+#define KTIMER_MAP_SHIFT	31
+
+/**
  * struct ktimer_clock - registration of a clock that ktimers can run on
  * @name:	short name for diagnostics
  * @clockid:	the POSIX clock it implements; unless %KTIMER_CLOCK_MANUAL is
  *		set, also the hrtimer clock that wakes the CPU at the earliest
- *		expiry
- * @get_time:	reads the clock; called with interrupts disabled
+ *		expiry.  With a @map, only the latter: the clock the map
+ *		starts from
+ * @get_time:	reads the clock (with a @map: the clock the map starts
+ *		from); called with interrupts disabled
  * @resolution:	timer resolution in nanoseconds (at most NSEC_PER_SEC);
  *		0 means the resolution of the expiry engine
  * @flags:	%KTIMER_CLOCK_MANUAL: expired timers are run only when the
  *		owner calls ktimer_run_clock(), never from the softirq
  * @index:	slot assigned by ktimer_register_clock() (internal)
+ * @map:	NULL, or the map from @get_time's clock to this clock's time:
+ *		see struct ktimer_clock_map
  *
  * Adding a clock is one registration: see ktimer_register_clock().
  */
 struct ktimer_clock {
-	const char	*name;
-	clockid_t	clockid;
-	ktime_t		(*get_time)(void);
-	u32		resolution;
-	unsigned int	flags;
-	int		index;
+	const char		*name;
+	clockid_t		clockid;
+	ktime_t			(*get_time)(void);
+	u32			resolution;
+	unsigned int		flags;
+	int			index;
+	struct ktimer_clock_map	*map;
 };
 
 #define KTIMER_CLOCK_MANUAL	BIT(0)
@@ -119,6 +156,12 @@ extern struct ktimer_clock ktimer_clock_tai;
 int ktimer_register_clock(struct ktimer_clock *clock);
 int ktimer_unregister_clock(struct ktimer_clock *clock);
 void ktimer_run_clock(struct ktimer_clock *clock);
+
+void ktimer_clock_map_init(struct ktimer_clock_map *map);
+int ktimer_clock_set_map(struct ktimer_clock *clock, ktime_t event_time,
+			 ktime_t time, u32 mult);
+ktime_t ktimer_clock_now(const struct ktimer_clock *clock);
+int ktimer_clock_end(struct ktimer_clock *clock);
 
 void ktimer_init(struct ktimer *timer, struct ktimer_clock *clock);
 void ktimer_init_on_stack(struct ktimer *timer, struct ktimer_clock *clock);
@@ -174,10 +217,14 @@ enum ktimer_user_kind {
 	KTIMER_USER_ITIMER,
 	KTIMER_USER_POSIX_TIMER,
 	KTIMER_USER_TIMERFD,
+	/* sleeps, POSIX timers and timerfds on dynamic POSIX (PTP) clocks */
+	KTIMER_USER_PCLOCK,
 	KTIMER_USER_KINDS
 };
 
 struct itimerspec64;
+struct ktimer_pclock;
+struct posix_clock;
 struct signal_struct;
 struct task_struct;
 
@@ -200,6 +247,17 @@ void ktimer_setitimer(struct task_struct *tsk,
 		      const struct itimerspec64 *value,
 		      struct itimerspec64 *ovalue);
 void ktimer_itimer_rearm(struct signal_struct *sig);
+
+struct ktimer_pclock *ktimer_pclock_create(struct posix_clock *pc,
+					   const char *name);
+void ktimer_pclock_remove(struct ktimer_pclock *kp);
+void ktimer_pclock_adjusted(struct ktimer_pclock *kp);
+struct ktimer_pclock *ktimer_pclock_get(struct ktimer_pclock *kp);
+void ktimer_pclock_put(struct ktimer_pclock *kp);
+struct ktimer_clock *ktimer_pclock_clock(struct ktimer_pclock *kp);
+bool ktimer_pclock_gone(const struct ktimer_pclock *kp);
+long ktimer_pclock_nanosleep(struct ktimer_pclock *kp, clockid_t which_clock,
+			     int flags, const struct timespec64 *rqtp);
 
 #else /* !CONFIG_KTIMER_USERS */
 

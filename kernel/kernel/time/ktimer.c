@@ -41,6 +41,8 @@
 #include <linux/sched.h>
 #include <linux/restart_block.h>
 #include <linux/sched/signal.h>
+#include <linux/seqlock.h>
+#include <linux/smp.h>
 #include <linux/spinlock.h>
 #include <linux/thread_info.h>
 #include <linux/timekeeping.h>
@@ -131,6 +133,84 @@ static struct ktimer *ktimer_first(struct ktimer_base *base)
 }
 
 /*
+ * Mapped clocks (struct ktimer_clock_map): the time of a clock that no
+ * hrtimer clock serves is a linear function of one that does.  The map is
+ * read under a base's lock with interrupts disabled, and written with
+ * interrupts disabled too, so a reader never spins on a writer it
+ * interrupted.  Distances of 2^62 ns (146 years) and more saturate, which
+ * keeps the products below within 64 bits on every arch.
+ */
+#define KTIMER_MAP_MAX_DELTA	BIT_ULL(62)
+
+static noinline ktime_t ktimer_map(struct ktimer_clock_map *map, ktime_t in,
+				   bool to_event)
+{
+	ktime_t from, to, delta;
+	unsigned int seq;
+	u64 dist, scaled;
+	bool ended;
+	u32 mult;
+
+	do {
+		seq = read_seqcount_begin(&map->seq);
+		ended = map->ended;
+		from = to_event ? map->time_base : map->event_base;
+		to = to_event ? map->event_base : map->time_base;
+		mult = map->mult;
+	} while (read_seqcount_retry(&map->seq, seq));
+
+	/* An ended clock is past every expiry, and its events are all due */
+	if (unlikely(ended))
+		return to_event ? 0 : KTIME_MAX;
+
+	delta = ktimer_add_sat(in, -from);
+	dist = delta < 0 ? -(u64)delta : (u64)delta;
+	if (dist >= KTIMER_MAP_MAX_DELTA)
+		return delta < 0 ? KTIME_MIN : KTIME_MAX;
+	if (to_event) {
+		/*
+		 * Rounded up to the first event time at which the mapped
+		 * clock reads the expiry: never early, never later than
+		 * that.  mult >= 1/2 keeps the quotient below 2^63.
+		 */
+		scaled = mul_u64_u32_div(dist, BIT(KTIMER_MAP_SHIFT), mult);
+		if (delta > 0 &&
+		    mul_u64_u32_shr(scaled, mult, KTIMER_MAP_SHIFT) < dist)
+			scaled++;
+	} else {
+		/* Rounded toward the past: timers are never early either */
+		u64 frac = BIT_ULL(KTIMER_MAP_SHIFT) - 1;
+
+		scaled = mul_u64_u32_shr(dist, mult, KTIMER_MAP_SHIFT);
+		if (delta < 0 && ((dist & frac) * mult) & frac)
+			scaled++;
+	}
+	return ktimer_add_sat(to, delta < 0 ? -(ktime_t)scaled : (ktime_t)scaled);
+}
+
+/* The clock's time: what every expiry of the clock is compared with */
+static __always_inline ktime_t ktimer_now(const struct ktimer_clock *clock)
+{
+	ktime_t now = clock->get_time();
+
+	return unlikely(clock->map) ? ktimer_map(clock->map, now, false) : now;
+}
+
+/* Has ktimer_clock_end() ended @clock?  Its timers have no next period. */
+static bool ktimer_ended(const struct ktimer_clock *clock)
+{
+	return unlikely(clock->map) && READ_ONCE(clock->map->ended);
+}
+
+/* When the event clock (->clockid) reaches @expires of @clock */
+static ktime_t ktimer_event_time(const struct ktimer_clock *clock,
+				 ktime_t expires)
+{
+	return unlikely(clock->map) ? ktimer_map(clock->map, expires, true) :
+				      expires;
+}
+
+/*
  * The expiry engine, chosen at boot with ktimer.highres=.  High resolution
  * wakes the CPU at the exact expiry.  Low resolution lets the wake-up slip
  * by up to a jiffy, so that it coalesces with the tick, and reports one
@@ -194,7 +274,8 @@ static void ktimer_program_event(struct ktimer_base *base, ktime_t expires)
 		return;
 
 	base->next_event = expires;
-	hrtimer_start_range_ns(&base->event, expires,
+	hrtimer_start_range_ns(&base->event,
+			       ktimer_event_time(base->clock, expires),
 			       ktimer_event_slack(base->clock),
 			       HRTIMER_MODE_ABS_PINNED_HARD);
 }
@@ -284,7 +365,7 @@ static int ktimer_set_expiry(struct ktimer *timer, struct ktimer_clock *clock,
 
 	if (!(mode & KTIMER_NOCHECK) || how == KTIMER_REL ||
 	    how == KTIMER_FORWARD || how == KTIMER_REARM)
-		now = clock->get_time();
+		now = ktimer_now(clock);
 
 	switch (how) {
 	case KTIMER_ABS:
@@ -669,7 +750,7 @@ ktime_t get_remtime_ktimer(struct ktimer *timer, long fake)
 	rem = 0;
 	if ((ktimer_active(timer) || !fake) && base->clock) {
 		rem = ktimer_add_sat(timer->expires,
-				     -base->clock->get_time());
+				     -ktimer_now(base->clock));
 		if (fake && rem <= 0)
 			rem = fake;
 	}
@@ -700,7 +781,7 @@ ktime_t get_expiry_ktimer(struct ktimer *timer, ktime_t *now)
 	base = ktimer_lock_base(timer, &flags);
 	expires = timer->expires;
 	if (now)
-		*now = base->clock ? base->clock->get_time() : 0;
+		*now = base->clock ? ktimer_now(base->clock) : 0;
 	raw_spin_unlock_irqrestore(&base->lock, flags);
 	return expires;
 }
@@ -870,7 +951,7 @@ static void ktimer_run_base(struct ktimer_base *base)
 	if (!base->clock)
 		goto unlock;
 
-	now = base->clock->get_time();
+	now = ktimer_now(base->clock);
 	base->pass++;
 	base->expiring = true;
 	while ((timer = ktimer_first_of_run(base))) {
@@ -884,7 +965,7 @@ static void ktimer_run_base(struct ktimer_base *base)
 		 * after another wake-up (hrtimer_interrupt() retries too).
 		 */
 		if (timer->expires > now) {
-			now = base->clock->get_time();
+			now = ktimer_now(base->clock);
 			if (timer->expires > now)
 				break;
 		}
@@ -911,7 +992,8 @@ static void ktimer_run_base(struct ktimer_base *base)
 		 * a periodic timer must do first.  The callback may also have
 		 * ended (->interval = 0) or changed the period: read it once.
 		 */
-		if (periodic && !base->running_stopped && !ktimer_active(timer)) {
+		if (periodic && !base->running_stopped && !ktimer_active(timer) &&
+		    !ktimer_ended(base->clock)) {
 			period = READ_ONCE(timer->interval);
 			if (period > 0) {
 				ktimer_forward_past(timer, now, period);
@@ -1107,7 +1189,9 @@ int ktimer_register_clock(struct ktimer_clock *clock)
 	int i, ret = -ENOSPC;
 
 	if (WARN_ON_ONCE(!clock || !clock->name || !clock->get_time ||
-			 clock->resolution > NSEC_PER_SEC))
+			 clock->resolution > NSEC_PER_SEC ||
+			 (clock->map &&
+			  clock->map->mult < BIT(KTIMER_MAP_SHIFT - 1))))
 		return -EINVAL;
 
 	mutex_lock(&ktimer_clocks_mutex);
@@ -1144,6 +1228,154 @@ unlock:
 	return ret;
 }
 EXPORT_SYMBOL_GPL(ktimer_register_clock);
+
+/**
+ * ktimer_clock_now - the current time of a clock
+ * @clock: a clock, registered or not
+ *
+ * ->get_time, through the clock's map if it has one.
+ *
+ * Context: any context.
+ * Return: the time every expiry on @clock is compared with.
+ */
+ktime_t ktimer_clock_now(const struct ktimer_clock *clock)
+{
+	return ktimer_now(clock);
+}
+EXPORT_SYMBOL_GPL(ktimer_clock_now);
+
+/**
+ * ktimer_clock_map_init - set up the map of a mapped clock
+ * @map: the map, before the clock that points to it is registered
+ *
+ * The identity until the owner calls ktimer_clock_set_map().
+ */
+void ktimer_clock_map_init(struct ktimer_clock_map *map)
+{
+	raw_spin_lock_init(&map->lock);
+	seqcount_raw_spinlock_init(&map->seq, &map->lock);
+	map->event_base = 0;
+	map->time_base = 0;
+	map->mult = BIT(KTIMER_MAP_SHIFT);
+	map->ended = false;
+}
+EXPORT_SYMBOL_GPL(ktimer_clock_map_init);
+
+/*
+ * Arm this CPU's event of @info's clock again after its map moved, as
+ * clock_was_set() has every CPU retrigger its next hrtimer event.  A run in
+ * progress here (this IPI interrupted a callback) reprograms at its end,
+ * which the forgotten ->next_event makes it do.
+ */
+static void ktimer_remap_cpu(void *info)
+{
+	struct ktimer_clock *clock = info;
+	struct ktimer_base *base = ktimer_local_base(clock->index);
+	struct ktimer *first;
+
+	raw_spin_lock(&base->lock);
+	if (base->clock == clock) {
+		base->next_event = KTIME_MAX;
+		first = ktimer_first(base);
+		if (first)
+			ktimer_program_event(base, first->expires);
+	}
+	raw_spin_unlock(&base->lock);
+}
+
+/* After the map of @clock moved: arm each CPU's event for the new map */
+static void ktimer_remap(struct ktimer_clock *clock)
+{
+	if (ktimer_clock_registered(clock) &&
+	    !(clock->flags & KTIMER_CLOCK_MANUAL))
+		on_each_cpu(ktimer_remap_cpu, clock, 1);
+}
+
+/**
+ * ktimer_clock_set_map - move the map of a mapped clock
+ * @clock: a clock with a ->map, registered or not
+ * @event_time: a time of the clock that ->get_time reads, >= 0
+ * @time: the time of @clock at @event_time, >= 0
+ * @mult: nanoseconds of @clock per nanosecond of ->get_time's clock, in
+ *	  units of 2^-%KTIMER_MAP_SHIFT: at least one half, below two
+ *
+ * Timers keep their expiries in @clock's time, so a step makes them due
+ * earlier or later, as a step of CLOCK_REALTIME does for its timers: every
+ * CPU's wake-up event is armed again for its earliest timer.  The owner
+ * serialises this with the registration and removal of @clock.
+ *
+ * Context: process context with interrupts enabled; interrupts every CPU.
+ * Return: 0, -ENODEV if ktimer_clock_end() ended @clock, or -EINVAL (with
+ * a warning) for a clock without a map, a negative time or a rate outside
+ * [1/2, 2).
+ */
+int ktimer_clock_set_map(struct ktimer_clock *clock, ktime_t event_time,
+			 ktime_t time, u32 mult)
+{
+	struct ktimer_clock_map *map;
+	unsigned long flags;
+	bool ended;
+
+	if (WARN_ON_ONCE(!clock || !clock->map || event_time < 0 || time < 0 ||
+			 mult < BIT(KTIMER_MAP_SHIFT - 1)))
+		return -EINVAL;
+
+	map = clock->map;
+	raw_spin_lock_irqsave(&map->lock, flags);
+	ended = map->ended;
+	if (!ended) {
+		write_seqcount_begin(&map->seq);
+		map->event_base = event_time;
+		map->time_base = time;
+		map->mult = mult;
+		write_seqcount_end(&map->seq);
+	}
+	raw_spin_unlock_irqrestore(&map->lock, flags);
+	if (ended)
+		return -ENODEV;
+
+	ktimer_remap(clock);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(ktimer_clock_set_map);
+
+/**
+ * ktimer_clock_end - end a mapped clock: every timer on it expires now
+ * @clock: a clock with a ->map, registered or not
+ *
+ * For a clock that goes away while timers are pending, as a PTP clock whose
+ * device is removed: the clock reads %KTIME_MAX from now on, so each
+ * pending timer runs its callback at once, on its CPU, with ->expired set
+ * to %KTIME_MAX, and a timer started later expires at once too (with
+ * %KTIMER_NOCHECK) or is refused with -ETIME.  Owners tell their users from
+ * the callback; no timer is left in a queue of a clock that is gone.  The
+ * map no longer moves (ktimer_clock_set_map() returns -ENODEV), and the
+ * clock stays registered until its owner unregisters it, after the last
+ * timer on it is gone, so that no timer ever sees its slot taken by
+ * another clock.
+ *
+ * Context: process context with interrupts enabled; interrupts every CPU.
+ * Return: 0, or -EINVAL (with a warning) for a clock without a map.
+ */
+int ktimer_clock_end(struct ktimer_clock *clock)
+{
+	struct ktimer_clock_map *map;
+	unsigned long flags;
+
+	if (WARN_ON_ONCE(!clock || !clock->map))
+		return -EINVAL;
+
+	map = clock->map;
+	raw_spin_lock_irqsave(&map->lock, flags);
+	write_seqcount_begin(&map->seq);
+	map->ended = true;
+	write_seqcount_end(&map->seq);
+	raw_spin_unlock_irqrestore(&map->lock, flags);
+
+	ktimer_remap(clock);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(ktimer_clock_end);
 
 /* Close every base of slot @index for new timers unless one is in use. */
 static bool ktimer_close_bases(int index, struct ktimer_clock *clock)
@@ -1217,7 +1449,8 @@ EXPORT_SYMBOL_GPL(ktimer_unregister_clock);
  * ktimer_clock_find - the registered clock that implements a POSIX clock
  * @clockid: e.g. CLOCK_MONOTONIC
  *
- * Clocks registered with %KTIMER_CLOCK_MANUAL are not found.
+ * Clocks registered with %KTIMER_CLOCK_MANUAL are not found, nor mapped
+ * ones: their ->clockid is only the clock their map starts from.
  *
  * Return: the clock, or NULL if none is registered for @clockid.
  */
@@ -1226,7 +1459,7 @@ struct ktimer_clock *ktimer_clock_find(clockid_t clockid)
 	struct ktimer_clock *clock = NULL;
 
 	while ((clock = ktimer_next_clock(clock))) {
-		if (clock->clockid == clockid)
+		if (clock->clockid == clockid && !clock->map)
 			return clock;
 	}
 	return NULL;
@@ -1307,6 +1540,22 @@ bool ktimer_test_event(struct ktimer_clock *clock, clockid_t *clockid,
 	return armed;
 }
 EXPORT_SYMBOL_IF_KUNIT(ktimer_test_event);
+
+/**
+ * ktimer_test_map - convert through a clock map
+ * @map: an initialised map
+ * @in: a time of the event clock, or with @to_event of the mapped clock
+ * @to_event: convert a mapped time to the event clock's
+ *
+ * For the KUnit tests only: the conversions the expiry engine makes.
+ *
+ * Return: the converted time, saturated at KTIME_MIN and KTIME_MAX.
+ */
+ktime_t ktimer_test_map(struct ktimer_clock_map *map, ktime_t in, bool to_event)
+{
+	return ktimer_map(map, in, to_event);
+}
+EXPORT_SYMBOL_IF_KUNIT(ktimer_test_map);
 
 static unsigned int ktimer_subtree_height(const struct rb_node *node)
 {
@@ -1411,8 +1660,8 @@ EXPORT_SYMBOL_GPL(schedule_ktimer);
  * user space if the syscall asked for it (nanosleep_copyout() knows where)
  * and ask for a restart.
  */
-static long ktimer_sleep_until(struct ktimer_clock *clock, ktime_t t,
-			       int mode, ktime_t *expires)
+long ktimer_sleep_until(struct ktimer_clock *clock, ktime_t t, int mode,
+			ktime_t *expires)
 {
 	struct restart_block *restart = &current->restart_block;
 	struct ktimer timer;

@@ -28,7 +28,7 @@ static void ktimer_debug_base(struct seq_file *m, struct ktimer_base *base)
 	if (!clock)
 		goto unlock;
 
-	now = clock->get_time();
+	now = ktimer_clock_now(clock);
 	seq_printf(m, "cpu %u clock %s (clockid %d): %u pending, now %lld",
 		   base->cpu, clock->name, clock->clockid, base->count, now);
 	if (base->next_event != KTIME_MAX)
@@ -69,12 +69,13 @@ int ktimer_debug_show(struct seq_file *m, void *v)
 		   ktimer_highres_enabled() ? "high" : "low",
 		   ktimer_clock_resolution(NULL));
 	/* proof that syscalls took the ktimer path (CONFIG_KTIMER_USERS) */
-	seq_printf(m, "users: %s, nanosleep %lu, itimer %lu, posix_timer %lu, timerfd %lu\n",
+	seq_printf(m, "users: %s, nanosleep %lu, itimer %lu, posix_timer %lu, timerfd %lu, pclock %lu\n",
 		   ktimer_serves(CLOCK_MONOTONIC) ? "on" : "off",
 		   ktimer_user_calls_count(KTIMER_USER_NANOSLEEP),
 		   ktimer_user_calls_count(KTIMER_USER_ITIMER),
 		   ktimer_user_calls_count(KTIMER_USER_POSIX_TIMER),
-		   ktimer_user_calls_count(KTIMER_USER_TIMERFD));
+		   ktimer_user_calls_count(KTIMER_USER_TIMERFD),
+		   ktimer_user_calls_count(KTIMER_USER_PCLOCK));
 	for_each_possible_cpu(cpu) {
 		seq_printf(m, "cpu %u%s\n", cpu,
 			   cpu_online(cpu) ? "" : " (offline)");

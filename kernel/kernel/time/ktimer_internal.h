@@ -62,6 +62,13 @@ static inline struct ktimer_base *ktimer_cpu_base(unsigned int cpu, int index)
 
 int ktimer_debug_show(struct seq_file *m, void *v);
 
+/* For the KUnit tests of ktimer_pclock.c: a resync, as once a second */
+void ktimer_pclock_test_resync(struct ktimer_pclock *kp);
+
+/* The sleep of ktimer_nanosleep(), for the sleeps on dynamic POSIX clocks */
+long ktimer_sleep_until(struct ktimer_clock *clock, ktime_t t, int mode,
+			ktime_t *expires);
+
 /* What CONFIG_DEBUG_OBJECTS_KTIMERS repaired (ktimer_debugobjects.c) */
 enum ktimer_fixup_kind {
 	KTIMER_FIXUP_INIT,		/* a pending timer was initialised */
@@ -90,6 +97,7 @@ static inline unsigned int ktimer_debug_fixups(enum ktimer_fixup_kind kind)
 #endif
 bool ktimer_test_event(struct ktimer_clock *clock, clockid_t *clockid,
 		       ktime_t *soft, ktime_t *hard);
+ktime_t ktimer_test_map(struct ktimer_clock_map *map, ktime_t in, bool to_event);
 unsigned int ktimer_test_queue_height(struct ktimer_clock *clock);
 
 #endif /* _KERNEL_TIME_KTIMER_INTERNAL_H */

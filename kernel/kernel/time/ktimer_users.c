@@ -29,7 +29,7 @@
 
 static bool ktimer_users_enabled = true;
 module_param_named(users, ktimer_users_enabled, bool, 0444);
-MODULE_PARM_DESC(users, "serve nanosleep, itimers, POSIX timers and timerfd on CLOCK_REALTIME and CLOCK_MONOTONIC (timerfd: and CLOCK_BOOTTIME) with ktimers (default on)");
+MODULE_PARM_DESC(users, "serve nanosleep, itimers, POSIX timers and timerfd on CLOCK_REALTIME and CLOCK_MONOTONIC (timerfd: and CLOCK_BOOTTIME), and timers on PTP clocks, with ktimers (default on)");
 
 static atomic_long_t ktimer_user_calls[KTIMER_USER_KINDS];
 
