@@ -20,7 +20,8 @@ from guest.compare import OFF, ON
 from results.summary import SELFTESTS as RESULTS_NAME   # build/results/<arch>-selftests
 KERNEL_BUILD = "default"            # the KUnit build whose image the guest boots
 # What the image needs for the guest, beyond KUnit (.kunitconfig "userspace for the guest selftests").
-NEEDED_OPTIONS = ("CONFIG_BLK_DEV_INITRD=y", "CONFIG_DEVTMPFS=y", "CONFIG_TMPFS=y", "CONFIG_POSIX_MQUEUE=y")
+NEEDED_OPTIONS = ("CONFIG_BLK_DEV_INITRD=y", "CONFIG_DEVTMPFS=y", "CONFIG_TMPFS=y", "CONFIG_POSIX_MQUEUE=y",
+                  "CONFIG_NETDEVSIM=y", "CONFIG_PTP_1588_CLOCK_MOCK=y")
 
 
 def supported(arch_name):
