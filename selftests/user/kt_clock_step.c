@@ -394,29 +394,12 @@ static const struct kt_case cases[] = {
 	W("back: a relative REALTIME timerfd is not delayed", 2, TFD_REL_RT),
 };
 
-/*
- * Only in the ktimers guest, started by its /init: never step a real
- * machine's clock. The environment mark alone could leak into a shell, and
- * an orphan's parent is PID 1 too: PID 1 must also be the initramfs's /init.
- */
-static int in_guest(void)
-{
-	const char *mark = getenv("KTIMERS_GUEST");
-	char init[64];
-	ssize_t n = readlink("/proc/1/exe", init, sizeof(init) - 1);
-
-	if (n < 0)
-		return 0;
-	init[n] = '\0';
-	return mark && !strcmp(mark, "1") && getppid() == 1 && !strcmp(init, "/init");
-}
-
 int main(void)
 {
 	unsigned int i;
 	int status;
 
-	if (!in_guest()) {
+	if (!kt_in_guest()) {
 		printf("TAP version 13\n1..0 # SKIP steps the wall clock: runs only in the ktimers guest "
 		       "(KTIMERS_GUEST=1, started by its /init)\n");
 		return 4;

@@ -90,13 +90,16 @@ class RepositorySuiteTest(unittest.TestCase):
         for name in self.programs:
             self.assertNotEqual(groups[name], groups["nsleep-lat"], name)
 
-    def test_the_guest_init_sets_the_mark_the_clock_stepper_requires(self):
+    def test_the_guest_init_sets_the_mark_the_guest_only_programs_require(self):
         init = (REPO_ROOT / "tools" / "guest" / "init.c").read_text()
-        stepper = (USER_DIR / "kt_clock_step.c").read_text()
+        ktap = (USER_DIR / "ktap.h").read_text()
         mark = re.search(r'setenv\("(KTIMERS_GUEST)", "1", 1\)', init)
         self.assertIsNotNone(mark, "tools/guest/init.c must set KTIMERS_GUEST=1 for the tests")
-        self.assertIn(f'getenv("{mark.group(1)}")', stepper)
-        self.assertIn('"/init"', stepper)       # and PID 1 must be the initramfs's /init
+        self.assertIn(f'getenv("{mark.group(1)}")', ktap)
+        self.assertIn('"/init"', ktap)          # and PID 1 must be the initramfs's /init
+        # the programs that step clocks or create devices check it first
+        for name in ("kt_clock_step", "kt_ptp"):
+            self.assertIn("if (!kt_in_guest())", (USER_DIR / f"{name}.c").read_text(), name)
 
     def test_the_programs_compile_without_warnings_for_the_guest(self):
         compiler = "i686-linux-gnu-gcc"
