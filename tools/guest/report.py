@@ -34,8 +34,7 @@ def report_lines(comparison, counters_raw, boots, problems=None):
     header = ("test", "ktimer path", "hrtimer path", "note")
     table = [header]
     for row in comparison.rows:
-        table.append((row.test, cell_text(row.on), cell_text(row.off),
-                      row.note if row.verdict != "PASS" else ""))
+        table.append((row.test, cell_text(row.on), cell_text(row.off), row.note))
     widths = [max(len(line[i]) for line in table) for i in range(3)]
     lines = [f"timer selftests in the guest, {comparison.arch}: one kernel image booted twice "
              f"(ktimer path {format_duration(boots[ON])}, hrtimer path {format_duration(boots[OFF])})"]
