@@ -11,6 +11,7 @@
  */
 
 #include <kunit/test.h>
+#include <linux/bottom_half.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/jiffies.h>
@@ -429,16 +430,28 @@ static void ktimer_map_real_timer_fires_test(struct kunit *test)
 	KUNIT_EXPECT_GE(test, ktime_get() - start, 10 * MS - 1);
 }
 
-/* Ending a clock wakes its CPUs: a timer an hour away fires at once */
+/*
+ * Ending a clock wakes its CPUs: each CPU's event is armed again, for at
+ * once, and a timer an hour away fires.  The event is read with bottom
+ * halves off, before the run it raises: any timer softirq (the wheel's)
+ * would run the ended clock's timers too, but an idle CPU has none.
+ */
 static void ktimer_map_real_end_test(struct kunit *test)
 {
-	ktime_t rel = 3600 * SEC;
+	ktime_t rel = 3600 * SEC, soft = KTIME_MAX, hard;
+	clockid_t clockid;
 	struct map_timer *mt;
 
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current,
+						   cpumask_of(raw_smp_processor_id())), 0);
 	setup_real(test, 0, ONE);
 	mt = new_map_timer(test, &real_mapped);
 	KUNIT_ASSERT_EQ(test, start_ktimer(&mt->timer, &rel, KTIMER_REL), 0);
-	KUNIT_ASSERT_EQ(test, ktimer_clock_end(&real_mapped), 0);
+	local_bh_disable();
+	KUNIT_EXPECT_EQ(test, ktimer_clock_end(&real_mapped), 0);
+	ktimer_test_event(&real_mapped, &clockid, &soft, &hard);
+	local_bh_enable();
+	KUNIT_EXPECT_LT(test, soft, ktime_get());
 	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&mt->done, 10 * HZ), 0UL);
 	KUNIT_EXPECT_EQ(test, mt->fired, 1);
 	KUNIT_EXPECT_EQ(test, mt->timer.expired, KTIME_MAX);

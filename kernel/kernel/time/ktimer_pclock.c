@@ -50,6 +50,12 @@
 #define PCLOCK_RESYNC		HZ
 /* A rate is fitted over at least this much of CLOCK_MONOTONIC */
 #define PCLOCK_MIN_FIT		(NSEC_PER_SEC / 2)
+/*
+ * A fit more than 1/PCLOCK_MAX_CHANGE (1%) off the rate in use is a step
+ * the device took without clock_settime() (a driver setting its own
+ * clock), not a rate: oscillators differ by parts per million.
+ */
+#define PCLOCK_MAX_CHANGE	100
 #define PCLOCK_ONE		BIT(KTIMER_MAP_SHIFT)
 
 /**
@@ -151,9 +157,10 @@ static u64 pclock_rate(u64 dtime, u64 devent)
 /*
  * Take a sample and move the map to it; the device's time read goes to
  * @now.  The rate is the one since the last sample when the device was
- * not adjusted in between (@adjusted false) and enough time passed for a
- * fit; after an adjustment, the old rate scaled by the change of the
- * device's frequency, if any.  The map starts a bracket's width behind the
+ * not adjusted in between (@adjusted false), enough time passed for a fit
+ * and the fit is close to the rate in use; after an adjustment, the old
+ * rate scaled by the change of the device's frequency, if any.  The map
+ * starts a bracket's width behind the
  * sample: the device read at most half of it more at the bracket's middle,
  * and the other half covers the error of the fitted rate until the next
  * sample, so that the mapped time does not run ahead of the device's and
@@ -162,8 +169,8 @@ static u64 pclock_rate(u64 dtime, u64 devent)
 static int pclock_resync(struct ktimer_pclock *kp, bool adjusted, ktime_t *now)
 {
 	ktime_t event, time, width;
+	u64 mult, fit;
 	long freq;
-	u64 mult;
 	int ret;
 
 	lockdep_assert_held(&kp->lock);
@@ -175,8 +182,11 @@ static int pclock_resync(struct ktimer_pclock *kp, bool adjusted, ktime_t *now)
 	if (freq != kp->freq)
 		mult = pclock_scale(mult, kp->freq, freq);
 	else if (!adjusted && event - kp->last_event >= PCLOCK_MIN_FIT &&
-		 time > kp->last_time)
-		mult = pclock_rate(time - kp->last_time, event - kp->last_event);
+		 time > kp->last_time) {
+		fit = pclock_rate(time - kp->last_time, event - kp->last_event);
+		if (abs_diff(fit, mult) <= mult / PCLOCK_MAX_CHANGE)
+			mult = fit;
+	}
 	mult = clamp_t(u64, mult, PCLOCK_ONE / 2, 2 * (u64)PCLOCK_ONE - 1);
 
 	kp->last_event = event;
