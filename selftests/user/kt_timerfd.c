@@ -157,7 +157,7 @@ static void periodic(const struct kt_case *c)
 	hi = (r1 - (a0 + PERIOD)) / PERIOD + 1;
 	kt_expect(ticks >= lo && ticks <= hi, "read after %.3f ms: count %lld, expected %lld to %lld",
 		  kt_ms(r0 - a0), ticks, lo, hi);
-	tfd_get(fd, &value, &interval);
+	kt_tfd_gettime(fd, &value, &interval);
 	kt_expect(interval == PERIOD && value > 0 && value <= PERIOD,
 		  "timerfd_gettime: value %.3f ms interval %.3f ms, expected 0 < value <= %.0f ms and that interval",
 		  kt_ms(value), kt_ms(interval), kt_ms(PERIOD));
@@ -292,7 +292,7 @@ static void gettime_periodic(const struct kt_case *c)
 	if (fd < 0 || !tfd_set(fd, 0, PERIOD, PERIOD, NULL))
 		return;
 	kt_sleep_ms(6 * PERIOD / KT_MSEC);
-	tfd_get(fd, &value, &interval);
+	kt_tfd_gettime(fd, &value, &interval);
 	kt_expect(value > 0 && value <= PERIOD && interval == PERIOD,
 		  "gettime of an unread periodic timer: value %.3f ms interval %.3f ms, expected 0 < value <= %.0f ms",
 		  kt_ms(value), kt_ms(interval), kt_ms(PERIOD));

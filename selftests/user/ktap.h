@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -244,6 +245,36 @@ static inline void kt_handle(int sig, void (*handler)(int, siginfo_t *, void *),
 	sa.sa_flags = SA_SIGINFO | flags;
 	sigemptyset(&sa.sa_mask);
 	sigaction(sig, &sa, NULL);
+}
+
+/* ---- timerfd ---- */
+
+/*
+ * timerfd_gettime() of a periodic timerfd: the value and the interval in ns,
+ * or -1 and -1 when the call fails. 6.12 reports a periodic timer that is
+ * due but whose expiry the kernel has not handled yet as 0, disarmed
+ * (timerfd_get_remaining() clamps the negative time left), on both paths:
+ * seen on the stock path under QEMU, i386, 2026-12-06. The expiry comes
+ * within milliseconds, and the next call forwards the timer; so a 0 with
+ * an interval is asked again, up to three times, 5 ms apart. A timer that
+ * really reads 0 keeps reading 0.
+ */
+static inline void kt_tfd_gettime(int fd, long long *value, long long *interval)
+{
+	struct itimerspec its;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (timerfd_gettime(fd, &its)) {
+			*value = *interval = -1;
+			return;
+		}
+		*value = kt_ns(&its.it_value);
+		*interval = kt_ns(&its.it_interval);
+		if (*value || !*interval)
+			return;
+		kt_sleep_ms(5);
+	}
 }
 
 /* ---- processes ---- */
