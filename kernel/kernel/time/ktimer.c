@@ -1656,14 +1656,13 @@ ktime_t schedule_ktimer(struct ktimer *timer, ktime_t *t, unsigned int state,
 EXPORT_SYMBOL_GPL(schedule_ktimer);
 
 /*
- * Sleep until absolute @t on @clock.  After a signal, copy the time left to
- * user space if the syscall asked for it (nanosleep_copyout() knows where)
- * and ask for a restart.
+ * Sleep until @t on @clock (@mode: KTIMER_ABS or KTIMER_REL), interruptibly
+ * and freezable.  Returns 0 after the full sleep, else the time that was
+ * left when a signal ended it; *@expires receives the absolute expiry.
  */
-long ktimer_sleep_until(struct ktimer_clock *clock, ktime_t t, int mode,
-			ktime_t *expires)
+ktime_t ktimer_sleep(struct ktimer_clock *clock, ktime_t t, int mode,
+		     ktime_t *expires)
 {
-	struct restart_block *restart = &current->restart_block;
 	struct ktimer timer;
 	ktime_t rem;
 
@@ -1677,6 +1676,20 @@ long ktimer_sleep_until(struct ktimer_clock *clock, ktime_t t, int mode,
 			      mode | KTIMER_NOCHECK);
 	destroy_ktimer_on_stack(&timer);
 	*expires = t;
+	return rem;
+}
+
+/*
+ * Sleep until @t on @clock.  After a signal, copy the time left to user
+ * space if the syscall asked for it (nanosleep_copyout() knows where) and
+ * ask for a restart.
+ */
+static long ktimer_sleep_until(struct ktimer_clock *clock, ktime_t t,
+			       int mode, ktime_t *expires)
+{
+	struct restart_block *restart = &current->restart_block;
+	ktime_t rem = ktimer_sleep(clock, t, mode, expires);
+
 	if (rem <= 0)
 		return rem;
 

@@ -66,8 +66,8 @@ int ktimer_debug_show(struct seq_file *m, void *v);
 void ktimer_pclock_test_resync(struct ktimer_pclock *kp);
 
 /* The sleep of ktimer_nanosleep(), for the sleeps on dynamic POSIX clocks */
-long ktimer_sleep_until(struct ktimer_clock *clock, ktime_t t, int mode,
-			ktime_t *expires);
+ktime_t ktimer_sleep(struct ktimer_clock *clock, ktime_t t, int mode,
+		     ktime_t *expires);
 
 /* What CONFIG_DEBUG_OBJECTS_KTIMERS repaired (ktimer_debugobjects.c) */
 enum ktimer_fixup_kind {

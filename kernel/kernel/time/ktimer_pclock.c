@@ -29,6 +29,7 @@
  */
 
 #include <linux/err.h>
+#include <linux/hrtimer.h>
 #include <linux/kref.h>
 #include <linux/ktimer.h>
 #include <linux/math64.h>
@@ -44,8 +45,10 @@
 
 #include "ktimer_internal.h"
 
-/* Samples a resync takes; the one read fastest is kept */
-#define PCLOCK_SAMPLES		3
+/* Reads of the device a sample takes at most; the fastest is kept */
+#define PCLOCK_SAMPLES		8
+/* A read this fast is good enough: no more are taken */
+#define PCLOCK_NARROW		(20 * NSEC_PER_USEC)
 /* Resync period while timers use the clock */
 #define PCLOCK_RESYNC		HZ
 /* A rate is fitted over at least this much of CLOCK_MONOTONIC */
@@ -93,9 +96,12 @@ struct ktimer_pclock {
 };
 
 /*
- * Read the device, bracketed by CLOCK_MONOTONIC, PCLOCK_SAMPLES times, and
- * keep the narrowest bracket: its middle is when the device was read, give
- * or take half its width (the method of PTP_SYS_OFFSET).
+ * Read the device, bracketed by CLOCK_MONOTONIC, and keep the read with the
+ * narrowest bracket: its middle is when the device was read, give or take
+ * half its width (the method of PTP_SYS_OFFSET).  A read that another task
+ * or an interrupt cut into is wide; the device may sleep, so nothing here
+ * can keep them out: up to PCLOCK_SAMPLES reads, yielding between them,
+ * until one is narrower than PCLOCK_NARROW.
  */
 static int pclock_sample(struct ktimer_pclock *kp, ktime_t *event,
 			 ktime_t *time, ktime_t *width)
@@ -108,7 +114,9 @@ static int pclock_sample(struct ktimer_pclock *kp, ktime_t *event,
 	if (!kp->pc)
 		return -ENODEV;
 	*width = KTIME_MAX;
-	for (i = 0; i < PCLOCK_SAMPLES; i++) {
+	for (i = 0; i < PCLOCK_SAMPLES && *width > PCLOCK_NARROW; i++) {
+		if (i)
+			cond_resched();
 		before = ktime_get();
 		ret = kp->pc->ops.clock_gettime(kp->pc, &ts);
 		after = ktime_get();
@@ -412,22 +420,33 @@ static long pclock_nanosleep_restart(struct restart_block *restart);
 /*
  * Sleep until @t of the device: on the mapped clock, then again for as
  * long as the device itself reads less, so that the sleep never ends
- * early whatever the map's error.
+ * early whatever the map's error.  After a signal the time left is the
+ * device's, read then, not the map's, which lags the device by the
+ * width of a sample.
  */
 static long pclock_sleep_until(struct ktimer_pclock *kp, ktime_t t)
 {
-	ktime_t now;
+	struct restart_block *restart = &current->restart_block;
+	struct timespec64 left;
+	ktime_t now, rem;
 	long ret;
 
 	for (;;) {
-		ret = ktimer_sleep_until(&kp->clock, t, KTIMER_ABS, &t);
-		if (ret)
-			return ret;
+		rem = ktimer_sleep(&kp->clock, t, KTIMER_ABS, &t);
+		if (rem < 0)
+			return rem;
 		ret = pclock_read(kp, &now);
 		if (ret)
 			return ret;
 		if (now >= t)
 			return 0;
+		if (!rem)
+			continue;
+		if (restart->nanosleep.type == TT_NONE)
+			return -ERESTART_RESTARTBLOCK;
+		left = ktime_to_timespec64(t - now);
+		/* -ERESTART_RESTARTBLOCK once stored, -EFAULT if it cannot be */
+		return nanosleep_copyout(restart, &left);
 	}
 }
 
