@@ -6,7 +6,8 @@ that no longer resolves:
 
 - `` `path/to/file` `` exists in the repository (one with `NNNN` or `...`, a file the
   reader writes, needs its folder);
-- `` `name()` `` is defined or declared at file scope in kernel/ (or the kernel tree);
+- `` `name()` `` is defined or declared at file scope in kernel/ (its new files and the
+  lines its patches add to existing files) or in the kernel tree;
 - `` `UPPER_CASE` `` is a #define or an enum constant, and `` `NAME` (N) `` has the value N;
 - `` `*_test` `` names (globs allowed) are KUnit cases, `` `ktimer_...` `` suites or symbols;
 - `` `make target` `` is a target of the Makefile;
@@ -32,7 +33,9 @@ class Sources:
 
     def __init__(self, repo, tree=None):
         self.repo = Path(repo)
-        self.own = self._read(self.repo / "kernel")
+        # an edit of an existing file (posix-clock.h) is only in a patch: the tree may
+        # not have the series applied when this runs (make test checks before apply)
+        self.own = self._read(self.repo / "kernel") + "\n" + self._added_lines(self.repo / "kernel")
         self.tree_root = Path(tree) if tree and Path(tree, "Makefile").is_file() else None
         self._tree_text = None
 
@@ -40,6 +43,12 @@ class Sources:
     def _read(root):
         return "\n".join(path.read_text(errors="replace") for path in sorted(root.rglob("*"))
                          if path.suffix in C_SUFFIXES and path.is_file())
+
+    @staticmethod
+    def _added_lines(root):
+        return "\n".join(line[1:] for path in sorted(root.rglob("*.patch"))
+                         for line in path.read_text(errors="replace").splitlines()
+                         if line.startswith("+") and not line.startswith("+++"))
 
     def search(self, pattern, name):
         """True if pattern matches; None if only the absent tree could say.

@@ -111,6 +111,24 @@ class DocReferencesTest(unittest.TestCase):
         problems = doc_refs.check(self.repo / "docs/howto.md", self.repo, tree)
         self.assertEqual(problems, ["no #define or enum constant CLOCK_BOOTTIME"])
 
+    def test_a_function_a_patch_adds_to_an_existing_file_resolves_in_a_tree_without_the_series(self):
+        tree = self.repo / "tree"
+        write(tree / "Makefile", "")
+        write(tree / "include/linux/posix-clock.h", "int posix_clock_register(struct posix_clock *clk);\n")
+
+        def problems(text):
+            return doc_refs.check(write(self.repo / "docs/howto.md", text), self.repo, tree)
+
+        text = "`posix_clock_register_timers()`\n"
+        self.assertEqual(problems(text), ["no function posix_clock_register_timers()"])
+        write(self.repo / "kernel/patches/0001-ktimers-core.patch",
+              "+++ b/include/linux/posix-clock.h\n"
+              "+int posix_clock_register_timers(struct posix_clock *clk);\n"
+              "-int posix_clock_unregister_timers(struct posix_clock *clk);\n")
+        self.assertEqual(problems(text), [])
+        self.assertEqual(problems("`posix_clock_unregister_timers()`\n"),
+                         ["no function posix_clock_unregister_timers()"])
+
     def test_prose_in_backticks_is_not_a_reference(self):
         self.assertEqual(self.problems("`git am`, `-EBUSY`, `name`, `import`, `..._stop_test`\n"), [])
 
