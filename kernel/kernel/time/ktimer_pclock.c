@@ -84,7 +84,7 @@ struct ktimer_pclock {
 	struct ktimer_clock_map	map;
 	struct kref		ref;
 	atomic_t		users;
-	struct mutex		lock;
+	struct mutex		lock;	/* samples, map changes, @pc */
 	struct posix_clock	*pc;
 	bool			gone;
 	struct delayed_work	resync;
@@ -187,10 +187,10 @@ static int pclock_resync(struct ktimer_pclock *kp, bool adjusted, ktime_t *now)
 		return ret;
 	freq = pclock_freq(kp, kp->freq);
 	mult = READ_ONCE(kp->map.mult);
-	if (freq != kp->freq)
+	if (freq != kp->freq) {
 		mult = pclock_scale(mult, kp->freq, freq);
-	else if (!adjusted && event - kp->last_event >= PCLOCK_MIN_FIT &&
-		 time > kp->last_time) {
+	} else if (!adjusted && event - kp->last_event >= PCLOCK_MIN_FIT &&
+		   time > kp->last_time) {
 		fit = pclock_rate(time - kp->last_time, event - kp->last_event);
 		if (abs_diff(fit, mult) <= mult / PCLOCK_MAX_CHANGE)
 			mult = fit;

@@ -44,7 +44,7 @@
  */
 struct fake_dev {
 	struct posix_clock pc;
-	spinlock_t lock;
+	spinlock_t lock;	/* the fields below */
 	ktime_t base_mono;
 	ktime_t base_time;
 	long long freq;
