@@ -47,7 +47,7 @@ REPORT_SELECTION := $(if $(strip $(CONFIGS)),$(CONFIG_FLAGS) $(SELFTEST_SUMMARY)
 .NOTPARALLEL:
 .DEFAULT_GOAL := all
 .PHONY: all test extended quick selftest check tools-test style deps pin tree apply kunit summary report baseline export-kcidb \
-	soak sanitizers import series series-check bench bench-report mutants clean distclean help
+	soak sanitizers leakcheck import series series-check bench bench-report mutants clean distclean help
 
 # `make` and `make test` log each step's time here (tools/common/steps.py); the summary prints the table.
 STEP_LOG := $(abspath $(RESULTS)/steps.jsonl)
@@ -181,6 +181,7 @@ export-kcidb:
 # sense for it; ARCH= picks another.
 SOAK_ARCHES       := $(if $(strip $(ARCH)),$(ARCH),i386)
 SANITIZER_ARCHES  := $(if $(strip $(ARCH)),$(ARCH),arm x86_64)
+LEAK_ARCHES       := $(if $(strip $(ARCH)),$(ARCH),i386)
 # The long runs get an hour per QEMU run unless TIMEOUT= says otherwise.
 LONG_TIMEOUT      := $(if $(filter 1200,$(TIMEOUT)),3600,$(TIMEOUT))
 
@@ -199,6 +200,15 @@ sanitizers:
 	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
 	@$(KTIMERS) kunit --tree $(TREE) --config kasan --config kcsan --timeout $(LONG_TIMEOUT) $(SANITIZER_ARCHES) || true
 	@$(KTIMERS) summary --config kasan --config kcsan $(SANITIZER_ARCHES)
+
+## leakcheck: kmemleak on ARCH (default i386): the KUnit suites, then both selftest columns on that kernel with a kmemleak scan after the programs; any unreferenced object fails
+leakcheck:
+	@$(KTIMERS) deps $(LEAK_ARCHES)
+	@$(KTIMERS) tree --tree $(TREE)
+	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
+	@$(KTIMERS) kunit --tree $(TREE) --config kmemleak --timeout $(TIMEOUT) $(LEAK_ARCHES) || true
+	@status=0; $(KTIMERS) summary --config kmemleak $(LEAK_ARCHES) || status=1; \
+	$(KTIMERS) selftest --tree $(TREE) --config kmemleak $(LEAK_ARCHES) || status=1; exit $$status
 
 ## bench: the boot-time benchmark per arch in ARCHES (ARCH=um: native, the primary figures): production-like kernel booted BOOTS times per engine (highres, lowres), ktimers vs hrtimers vs timer_list; median and range of the per-boot ratios, event counts; bench.txt, bench.svg, bench.json (figures, not pass/fail)
 # Exits non-zero only when a boot did not finish the benchmark (crash, timeout, build error);

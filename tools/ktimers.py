@@ -208,17 +208,23 @@ def cmd_bench(args):
 
 def cmd_selftest(args):
     from guest import selftests as guest_selftests, known_failures, plan as selftest_plan
+    from kunit import matrix
     for arch in args.arches:
         get_arch(arch)
     plan = selftest_plan.load(Path(args.plan), full=args.full)
     known = known_failures.load(Path(args.known))
+    configuration = matrix.load(Path(args.matrix)).get(args.config)
     failed = []
     for arch in args.arches:
+        if not configuration.runs_on(arch):
+            progress("selftest", f"not run: configuration {configuration.name} does not run on this arch", arch)
+            continue
         if not guest_selftests.supported(arch):
             progress("selftest", "not run: tools/common/arches.py names no user-space compiler for this arch", arch)
             continue
-        keep_going(f"{arch}-{guest_selftests.RESULTS_NAME}", failed, lambda: guest_selftests.run_arch(
-            Path(args.tree), arch, plan, known, timeout=args.timeout, results_root=Path(args.results_dir)), args)
+        keep_going(guest_selftests.results_name(arch, configuration.name), failed, lambda: guest_selftests.run_arch(
+            Path(args.tree), arch, plan, known, timeout=args.timeout, results_root=Path(args.results_dir),
+            configuration=configuration), args)
     if failed:
         return 1
 
@@ -421,6 +427,11 @@ def build_parser():
                          help="also the tests selftests/plan marks `run = full` (minutes more per boot)")
     command.add_argument("--plan", default=str(SELFTEST_PLAN), help="the plan file (default selftests/plan)")
     command.add_argument("--known", default=str(KNOWN_FAILURES), help=argparse.SUPPRESS)
+    command.add_argument("--config", default="default", metavar="NAME",
+                         help="boot the image of this configuration of kunit_configs/matrix (default: default; "
+                              "e.g. kmemleak, after `make kunit CONFIG=kmemleak`); its results go to "
+                              "build/results/<arch>-selftests-NAME")
+    command.add_argument("--matrix", default=str(MATRIX_FILE), help=argparse.SUPPRESS)
 
     command = add("mutants", cmd_mutants, "mutation testing (not in CI): per mutant of mutants/, apply it to the "
                                           "tree, rebuild, run its configurations' KUnit suites (and with `User: "

@@ -12,6 +12,8 @@
  *   guest: <test>| <one line of the test's stdout+stderr>
  *   guest: end <test> exit <n>|signal <n>|timeout <s>|error <errno text> seconds <s.mmm>
  *   guest: counters after <...>
+ *   <kmemleak's report, as the kernel writes it> (only in a kmemleak kernel)
+ *   guest: kmemleak: <n> suspected leak(s) (only in a kmemleak kernel)
  *   guest: done
  *
  * The plan has one test per line, "<group> <timeout s> <test> [args...]";
@@ -44,6 +46,9 @@
 #define TEST_DIR	"/selftests"
 #define OUTPUT_DIR	"/tmp/output"
 #define COUNTERS_FILE	"/sys/kernel/debug/ktimers"
+#define KMEMLEAK_FILE	"/sys/kernel/debug/kmemleak"
+/* kmemleak reports an object only once it has been unreferenced this long (MSECS_MIN_AGE) */
+#define KMEMLEAK_MIN_AGE_S	5
 #define HOST_TIME_FILE	"/etc/host-time"
 #define YEAR_2000	946684800L
 #define MAX_TESTS	64
@@ -322,6 +327,50 @@ static void run_group(int first, int last)
 	}
 }
 
+static int kmemleak_scan(void)
+{
+	int fd = open(KMEMLEAK_FILE, O_WRONLY);
+	int ok = fd >= 0 && write(fd, "scan", 4) == 4;
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/*
+ * In a kernel with kmemleak (the kmemleak configuration): what the programs
+ * left unreferenced, printed raw so that the console scan
+ * (tools/kunit/logscan.py) makes each "unreferenced object" a finding. It
+ * waits out kmemleak's minimum age and scans twice, as
+ * Documentation/dev-tools/kmemleak.rst advises against transient reports.
+ */
+static void report_kmemleak(void)
+{
+	char line[LINE_MAX_LEN];
+	int leaks = 0;
+	FILE *file;
+
+	if (access(KMEMLEAK_FILE, W_OK))
+		return;
+	sleep(KMEMLEAK_MIN_AGE_S + 1);
+	if (!kmemleak_scan() || !kmemleak_scan()) {
+		say("guest: kmemleak: scan failed (%s)", strerror(errno));
+		return;
+	}
+	file = fopen(KMEMLEAK_FILE, "r");
+	if (!file) {
+		say("guest: kmemleak: %s unreadable (%s)", KMEMLEAK_FILE, strerror(errno));
+		return;
+	}
+	while (fgets(line, sizeof(line), file)) {
+		line[strcspn(line, "\n")] = '\0';
+		leaks += !strncmp(line, "unreferenced object ", 20);
+		say("%s", line);
+	}
+	fclose(file);
+	say("guest: kmemleak: %d suspected leak(s)", leaks);
+}
+
 int main(void)
 {
 	struct utsname uts;
@@ -351,6 +400,7 @@ int main(void)
 		}
 	}
 	print_counters("after");
+	report_kmemleak();
 	say("guest: done");
 	sync();
 	/* QEMU runs with -no-reboot, so this ends it */

@@ -1,7 +1,7 @@
 """`make selftest`: the kernel's timer selftests in the guest, per arch, in two columns.
 
 For one arch: build the guest userspace (guest_build), boot the `default` KUnit
-image twice with it (guest_qemu), ktimer.users=1 then ktimer.users=0, parse both
+image (or another configuration's, `--config kmemleak`) twice with it (guest_qemu), ktimer.users=1 then ktimer.users=0, parse both
 consoles (guest_output), compare the columns (guest_compare), scan the kernel
 logs (logscan), and write build/results/<arch>-selftests/ (guest_report).
 """
@@ -29,12 +29,19 @@ def supported(arch_name):
     return bool(get_arch(arch_name).user_cross_compile)
 
 
-def kernel_image(arch_name, params, kunit_build_root=KUNIT_BUILD_DIR):
-    build_dir = Path(kunit_build_root) / f"{arch_name}-{KERNEL_BUILD}"
+def results_name(arch_name, config=KERNEL_BUILD):
+    """build/results/<arch>-selftests for the default image, <arch>-selftests-<config> for another."""
+    suffix = "" if config == KERNEL_BUILD else f"-{config}"
+    return f"{arch_name}-{RESULTS_NAME}{suffix}"
+
+
+def kernel_image(arch_name, params, kunit_build_root=KUNIT_BUILD_DIR, config=KERNEL_BUILD, build=KERNEL_BUILD):
+    """The image of configuration `config`, built in build/kunit/<arch>-<build>."""
+    build_dir = Path(kunit_build_root) / f"{arch_name}-{build}"
     image = build_dir / params.kernel_path
-    make_kunit = f"make kunit CONFIG={KERNEL_BUILD} ARCH={arch_name}"
+    make_kunit = f"make kunit CONFIG={config} ARCH={arch_name}"
     if not image.is_file():
-        raise ToolError(f"no kernel image {rel(image)}: the guest boots the KUnit `{KERNEL_BUILD}` build",
+        raise ToolError(f"no kernel image {rel(image)}: the guest boots the KUnit `{config}` build",
                         f"run `{make_kunit}` first (`make test` does it before the selftests)")
     config = (build_dir / ".config").read_text(errors="replace").splitlines() \
         if (build_dir / ".config").is_file() else []
@@ -55,15 +62,19 @@ def echo(label):
 
 
 def run_arch(tree, arch_name, plan, known, timeout=None, results_root=RESULTS_DIR,
-             kunit_build_root=KUNIT_BUILD_DIR):
-    """Run both columns on one arch; returns the results document (also in results.json)."""
+             kunit_build_root=KUNIT_BUILD_DIR, configuration=None):
+    """Run both columns on one arch; returns the results document (also in results.json).
+
+    configuration (of kunit_configs/matrix) picks the image; None is `default`."""
     start = time.time()
     arch = get_arch(arch_name)
-    result_dir = Path(results_root) / f"{arch_name}-{RESULTS_NAME}"
+    config = configuration.name if configuration else KERNEL_BUILD
+    build = configuration.build_name if configuration else KERNEL_BUILD
+    result_dir = Path(results_root) / results_name(arch_name, config)
     (result_dir / "results.json").unlink(missing_ok=True)   # never report an earlier run
     result_dir.mkdir(parents=True, exist_ok=True)
     params = guest_qemu.qemu_params(tree, arch_name)
-    kernel = kernel_image(arch_name, params, kunit_build_root)
+    kernel = kernel_image(arch_name, params, kunit_build_root, config, build)
     image = guest_build.build(tree, arch_name, plan)
     timeout = timeout or plan.worst_case_seconds() + guest_qemu.BOOT_ALLOWANCE_SECONDS
     planned = [test.name for test in plan.tests if test.name in image.built]

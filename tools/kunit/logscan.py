@@ -1,7 +1,7 @@
 """Scan a kernel console log for problems that must fail a run even if every test passed.
 
 Finds WARNING splats, BUG/Oops/panics, lockdep, UBSAN/KASAN/KCSAN, debugobjects,
-hung tasks, RCU stalls and bare stack dumps. Each report (its first line up to
+hung tasks, RCU stalls, kmemleak reports and bare stack dumps. Each report (its first line up to
 "---[ end trace") is one finding, so its backtrace is not reported again.
 
 Tests that provoke a warning on purpose print
@@ -48,6 +48,8 @@ START_PATTERNS = [
     ("hung-task", re.compile(r"INFO: task .* blocked for more than"), False),
     ("rcu-stall", re.compile(r"INFO: rcu_\w+ .*detected .*stall"), False),
     ("lockup", re.compile(r"detected hard LOCKUP|soft lockup"), True),
+    # what /sys/kernel/debug/kmemleak reports, printed by the guest's /init (kmemleak configuration)
+    ("kmemleak", re.compile(r"^unreferenced object 0x"), False),
     ("warning", re.compile(r"^WARNING:"), False),   # other WARNING: reports (e.g. lockdep variants)
 ]
 # A stack dump (dump_stack()) outside any report: something complained.

@@ -196,6 +196,21 @@ class SelftestCliTest(CliTest):
         self.assertEqual([call.args[1] for call in run_arch.call_args_list], ["i386", "arm"])
         self.assertIn("[i386-selftests] no kernel image", err)
 
+    def test_selftest_boots_the_image_of_another_configuration(self):
+        from guest import selftests as guest_selftests
+
+        def fake_run_arch(tree, arch, plan, known, configuration=None, **kwargs):
+            raise ToolError(f"no image of build {configuration.build_name}", "run make kunit")
+
+        with mock.patch.object(guest_selftests, "run_arch", side_effect=fake_run_arch) as run_arch:
+            code, out, err = quiet(ktimers.main, ["selftest", "--results-dir", str(self.results), "--matrix",
+                                                  str(self.matrix), "--config", "armonly", "i386", "arm"])
+        self.assertEqual(code, 1)
+        self.assertEqual([call.args[1] for call in run_arch.call_args_list], ["arm"])
+        self.assertIn("configuration armonly does not run", out)
+        self.assertIn("[arm-selftests-armonly] no image of build default", err)
+        self.assertEqual(guest_selftests.results_name("arm"), "arm-selftests")
+
     def test_selftests_skip_arches_without_a_user_space_compiler(self):
         from guest import selftests as guest_selftests
         write(self.results / "x86_64-default" / "results.json", json.dumps(doc(10)))

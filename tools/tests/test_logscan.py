@@ -169,6 +169,18 @@ class CrashTest(unittest.TestCase):
                 text = "\n".join([begin("a"), "==================", line, "==================", end("a")])
                 self.assertEqual(len(scan(text).findings), 1)
 
+    def test_kmemleak_objects_are_one_finding_each(self):
+        report = ["unreferenced object 0xc2a4f180 (size 64):",
+                  '  comm "kt_ptp", pid 93, jiffies 4294952704',
+                  "  hex dump (first 32 bytes):",
+                  "    00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00  ................",
+                  "  backtrace (crc 5e5b8d1f):",
+                  "    [<c10b4d2a>] __kmalloc_cache_noprof+0x1ba/0x2c0",
+                  "    [<c1234567>] ktimer_pclock_create+0x2a/0x1b0"]
+        found = scan("\n".join(report + [report[0].replace("f180", "f200")] + report[1:]
+                               + ["guest: kmemleak: 2 suspected leak(s)"])).findings
+        self.assertEqual([(finding.kind, finding.line) for finding in found], [("kmemleak", 1), ("kmemleak", 8)])
+
     def test_rcu_self_detected_stall(self):
         self.assertEqual(kinds(scan("rcu: INFO: rcu_sched self-detected stall on CPU")), ["rcu-stall"])
 
