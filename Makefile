@@ -47,7 +47,7 @@ REPORT_SELECTION := $(if $(strip $(CONFIGS)),$(CONFIG_FLAGS) $(SELFTEST_SUMMARY)
 .NOTPARALLEL:
 .DEFAULT_GOAL := all
 .PHONY: all test extended quick selftest check tools-test style deps pin tree apply kunit summary report baseline export-kcidb \
-	soak sanitizers leakcheck import series series-check bench bench-report mutants clean distclean help
+	soak sanitizers leakcheck repeat import series series-check bench bench-report mutants clean distclean help
 
 # `make` and `make test` log each step's time here (tools/common/steps.py); the summary prints the table.
 STEP_LOG := $(abspath $(RESULTS)/steps.jsonl)
@@ -182,6 +182,10 @@ export-kcidb:
 SOAK_ARCHES       := $(if $(strip $(ARCH)),$(ARCH),i386)
 SANITIZER_ARCHES  := $(if $(strip $(ARCH)),$(ARCH),arm x86_64)
 LEAK_ARCHES       := $(if $(strip $(ARCH)),$(ARCH),i386)
+REPEAT_ARCHES     := $(if $(strip $(ARCH)),$(ARCH),i386)
+REPEAT_CONFIG     := $(if $(strip $(CONFIG)),$(CONFIG),repeat-realclock)
+# BOOTS (default 5) is the benchmark's; repeat takes it only from the command line
+REPEAT_BOOTS      := $(if $(filter command line environment,$(origin BOOTS)),$(BOOTS),100)
 # The long runs get an hour per QEMU run unless TIMEOUT= says otherwise.
 LONG_TIMEOUT      := $(if $(filter 1200,$(TIMEOUT)),3600,$(TIMEOUT))
 
@@ -209,6 +213,13 @@ leakcheck:
 	@$(KTIMERS) kunit --tree $(TREE) --config kmemleak --timeout $(TIMEOUT) $(LEAK_ARCHES) || true
 	@status=0; $(KTIMERS) summary --config kmemleak $(LEAK_ARCHES) || status=1; \
 	$(KTIMERS) selftest --tree $(TREE) --config kmemleak $(LEAK_ARCHES) || status=1; exit $$status
+
+## repeat: boot one configuration (CONFIG, default repeat-realclock) BOOTS times (default 100) in a row on ARCH (default i386): the rate of boots that do not pass, their consoles kept under build/findings/repeat/
+repeat:
+	@$(KTIMERS) deps $(REPEAT_ARCHES)
+	@$(KTIMERS) tree --tree $(TREE)
+	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
+	@$(KTIMERS) repeat --tree $(TREE) --config $(REPEAT_CONFIG) --boots $(REPEAT_BOOTS) $(REPEAT_ARCHES)
 
 ## bench: the boot-time benchmark per arch in ARCHES (ARCH=um: native, the primary figures): production-like kernel booted BOOTS times per engine (highres, lowres), ktimers vs hrtimers vs timer_list; median and range of the per-boot ratios, event counts; bench.txt, bench.svg, bench.json (figures, not pass/fail)
 # Exits non-zero only when a boot did not finish the benchmark (crash, timeout, build error);
@@ -259,6 +270,7 @@ help:
 	@echo "  FULL=1           make selftest: also the slow selftests (run = full in selftests/plan)"
 	@echo "  MUTANTS='03 17'  make mutants: only these mutants of mutants/ (default: all)"
 	@echo "  BOOTS=<n>        make bench: boots per configuration (default 5); median and range of the per-boot ratios"
+	@echo "                   make repeat: boots per arch (default 100)"
 	@echo
 	@echo "Configurations (kunit_configs/matrix):"
 	@$(KTIMERS) matrix | sed 's/^/  /'

@@ -14,6 +14,7 @@
     ktimers.py style [ARCH...]         checkpatch + kernel-doc on kernel/, sparse + W=1 per arch
     ktimers.py tools-test              the tools' own unit tests
     ktimers.py selftest ARCH...        the kernel's timer selftests in the guest, ktimer path on and off
+    ktimers.py repeat ARCH...          boot one configuration many times: failure rate, consoles kept
     ktimers.py bench ARCH...           the boot-time benchmark: ktimers vs hrtimers vs timer_list, table and plot
     ktimers.py mutants [--only ID...]  mutation testing: does a test notice each mutant of mutants/? (--list)
     ktimers.py record [RUN...]         add build/results/<arch>-<config>/ runs to the results database
@@ -177,6 +178,23 @@ def cmd_kunit(args):
                                             boot_only=boot_only, **run_options(args)), failed)
     if failed:
         return 1
+
+
+def cmd_repeat(args):
+    from kunit import matrix, repeat
+    if args.boots < 1:
+        raise ToolError(f"--boots {args.boots}: at least one boot is needed", "use BOOTS=1 or more")
+    configuration = matrix.load(Path(args.matrix)).get(args.config)
+    failed = False
+    for arch in args.arches:
+        get_arch(arch)
+    for arch in args.arches:
+        if not configuration.runs_on(arch):
+            progress("repeat", f"not run: configuration {configuration.name} does not run on this arch", arch)
+            continue
+        document = repeat.repeat(Path(args.tree), arch, configuration, args.boots, **run_options(args))
+        failed = failed or bool(document["failures"])
+    return 1 if failed else None
 
 
 def cmd_bench(args):
@@ -407,6 +425,18 @@ def build_parser():
     command.add_argument("--boots", type=int, default=5,
                          help="boots per configuration (default 5); ratios: median and range over them")
 
+    command = add("repeat", cmd_repeat, "boot one configuration BOOTS times in a row on each arch; keep the "
+                                        "consoles of the boots that do not pass, state the rate", tree=True)
+    command.add_argument("arches", nargs="*", default=["i386"], help=arch_help)
+    command.add_argument("--config", default="repeat-realclock", metavar="NAME",
+                         help="the configuration of kunit_configs/matrix (default repeat-realclock)")
+    command.add_argument("--boots", type=int, default=100, help="boots per arch (default 100)")
+    command.add_argument("--matrix", default=str(MATRIX_FILE), help=argparse.SUPPRESS)
+    command.add_argument("--results-dir", default=str(RESULTS_DIR), help=argparse.SUPPRESS)
+    command.add_argument("--timeout", type=int, default=600, help="seconds per boot (default 600)")
+    command.add_argument("--jobs", type=int, default=None, help="make -j (default: number of CPUs)")
+    command.add_argument("--no-ccache", action="store_true", help="do not compile through ccache")
+
     command = add("summary", cmd_summary, "print the results table; exit non-zero on any failure")
     command.add_argument("arches", nargs="*", default=list(DEFAULT_ARCHES), help=arch_help)
     add_configs(command)
@@ -453,7 +483,7 @@ def build_parser():
     db_help = "results database (default: $KTIMERS_RESULTS_DB, else build/results/results.sqlite)"
     for name in ("kunit", "selftest", "bench", "mutants"):
         sub.choices[name].add_argument("--db", help=db_help)
-    for name in ("kunit", "bench", "mutants"):
+    for name in ("kunit", "bench", "mutants", "repeat"):
         sub.choices[name].add_argument("--kunit-build-dir", default=str(KUNIT_BUILD_DIR), help=argparse.SUPPRESS)
 
     command = add("record", cmd_record, "add finished runs (build/results/<arch>-<config>/) to the results database",

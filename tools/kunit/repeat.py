@@ -1,0 +1,105 @@
+"""`make repeat`: boot one configuration many times in a row and state a failure rate.
+
+A rare lost wake-up shows once in tens of boots: one run says nothing about it.
+This boots the configuration's kernel (built once, then `kunit.py exec`) `boots`
+times, one boot after the other, through kunit/run.py (same parser, log scan and
+verdict as `make`). A boot that does not pass keeps its console and results.json
+under build/findings/repeat/<arch>-<config>/boot-<n>/; a passing one keeps
+nothing. The summary (printed, and in build/results/<arch>-<config>-repeat.json)
+gives the boots run, those that did not pass with their verdict and first
+problem, the boot times, and the rate with its 95% upper bound.
+"""
+
+import json
+import shutil
+import statistics
+import time
+from pathlib import Path
+
+from kunit import run as kunit_run
+from common import BUILD_DIR, RESULTS_DIR, format_duration, progress, rel
+
+FINDINGS_DIR = BUILD_DIR / "findings" / "repeat"
+
+
+def upper_bound_95(failures, boots):
+    """One-sided 95% upper bound of a rate seen `failures` times in `boots` (Clopper-Pearson for 0,
+    the 'rule of three' 3/n; otherwise a normal approximation, floored at the observed rate)."""
+    if boots <= 0:
+        return 1.0
+    if failures == 0:
+        return min(1.0, 1 - 0.05 ** (1 / boots))
+    rate = failures / boots
+    return min(1.0, rate + 1.645 * (rate * (1 - rate) / boots) ** 0.5)
+
+
+def keep_failure(result_dir, findings_dir, boot):
+    """Copy a failed boot's console and results out of the reused results dir."""
+    target = Path(findings_dir) / f"boot-{boot:03d}"
+    target.mkdir(parents=True, exist_ok=True)
+    for name in ("console.log", "results.json", "kunit-parser.txt"):
+        if (Path(result_dir) / name).is_file():
+            shutil.copyfile(Path(result_dir) / name, target / name)
+    return target
+
+
+def first_problem(document):
+    problems = document.get("problems") or []
+    findings = document.get("findings") or []
+    if problems:
+        return problems[0]
+    if findings:
+        return f"{findings[0].get('kind')}: {findings[0].get('text')}"
+    return document.get("status", "?")
+
+
+def summary(arch, config, boots_done, planned, failures, seconds):
+    bound = upper_bound_95(len(failures), boots_done)
+    return {
+        "arch": arch, "config": config, "boots_planned": planned, "boots": boots_done,
+        "passed": boots_done - len(failures), "failures": failures,
+        "boot_seconds": {"median": round(statistics.median(seconds), 1) if seconds else None,
+                         "max": round(max(seconds), 1) if seconds else None},
+        "rate": len(failures) / boots_done if boots_done else None, "rate_upper_95": bound,
+    }
+
+
+def summary_line(doc):
+    failed = len(doc["failures"])
+    return (f"{doc['boots']} boot(s) of {doc['config']} on {doc['arch']}: {doc['passed']} passed, {failed} did not; "
+            f"rate {failed}/{doc['boots']}, below {doc['rate_upper_95']:.1%} with 95% confidence; "
+            f"boot median {doc['boot_seconds']['median']} s, max {doc['boot_seconds']['max']} s")
+
+
+def repeat(tree, arch, configuration, boots, timeout, results_root=RESULTS_DIR, findings_root=FINDINGS_DIR,
+           run_suites=kunit_run.run_suites, **run_options):
+    """Boot `configuration` `boots` times on `arch`; returns the summary document.
+
+    The first boot builds (incrementally) if needed; the others only boot."""
+    label = configuration.results_name(arch)
+    work_root = Path(results_root) / f"{label}-repeat.boots"
+    findings_dir = Path(findings_root) / f"{label}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}"
+    failures, seconds = [], []
+    start = time.time()
+    done = 0
+    for boot in range(1, boots + 1):
+        document = run_suites(tree, arch, configuration, timeout=timeout, results_root=work_root,
+                              boot_only=boot > 1, **run_options)
+        done = boot
+        # the first boot's time includes its (incremental) build
+        seconds.append((document.get("duration_s") or 0) - (document.get("build_duration_s") or 0))
+        if document.get("status") != "PASS":
+            kept = keep_failure(work_root / label, findings_dir, boot)
+            failures.append({"boot": boot, "status": document.get("status"), "problem": first_problem(document),
+                             "kept": rel(kept)})
+            progress("repeat", f"boot {boot}: {document.get('status')}: {first_problem(document)}; "
+                               f"console kept in {rel(kept)}", label)
+        elapsed = time.time() - start
+        left = elapsed / boot * (boots - boot)
+        progress("repeat", f"boot {boot}/{boots}: {document.get('status')}; {len(failures)} not passed so far "
+                           f"({format_duration(elapsed)} elapsed, about {format_duration(left)} left)", label)
+    doc = summary(arch, configuration.name, done, boots, failures, seconds)
+    out = Path(results_root) / f"{label}-repeat.json"
+    out.write_text(json.dumps(doc, indent=1) + "\n")
+    progress("repeat", summary_line(doc) + f"; {rel(out)}", label)
+    return doc
