@@ -47,7 +47,7 @@ REPORT_SELECTION := $(if $(strip $(CONFIGS)),$(CONFIG_FLAGS) $(SELFTEST_SUMMARY)
 .NOTPARALLEL:
 .DEFAULT_GOAL := all
 .PHONY: all test extended quick selftest check tools-test style deps pin tree apply kunit summary report baseline export-kcidb \
-	soak sanitizers leakcheck repeat import series series-check bench bench-report mutants clean distclean help
+	soak sanitizers leakcheck repeat breaks import series series-check bench bench-report mutants clean distclean help
 
 # `make` and `make test` log each step's time here (tools/common/steps.py); the summary prints the table.
 STEP_LOG := $(abspath $(RESULTS)/steps.jsonl)
@@ -220,6 +220,14 @@ repeat:
 	@$(KTIMERS) tree --tree $(TREE)
 	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
 	@$(KTIMERS) repeat --tree $(TREE) --config $(REPEAT_CONFIG) --boots $(REPEAT_BOOTS) $(REPEAT_ARCHES)
+
+## breaks: the project's own user-space programs booted with every expectation inverted (KT_BREAK=1), both columns, per arch in ARCHES: each case must fail (a test must be able to fail)
+breaks:
+	@$(KTIMERS) deps $(ARCHES)
+	@$(KTIMERS) tree --tree $(TREE)
+	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
+	@$(KTIMERS) kunit --tree $(TREE) --config default --timeout $(TIMEOUT) $(ARCHES) || true
+	@$(KTIMERS) breaks --tree $(TREE) $(ARCHES)
 
 ## bench: the boot-time benchmark per arch in ARCHES (ARCH=um: native, the primary figures): production-like kernel booted BOOTS times per engine (highres, lowres), ktimers vs hrtimers vs timer_list; median and range of the per-boot ratios, event counts; bench.txt, bench.svg, bench.json (figures, not pass/fail)
 # Exits non-zero only when a boot did not finish the benchmark (crash, timeout, build error);

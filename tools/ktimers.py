@@ -16,6 +16,7 @@
     ktimers.py selftest ARCH...        the kernel's timer selftests in the guest, ktimer path on and off
     ktimers.py repeat ARCH...          boot one configuration many times: failure rate, consoles kept
     ktimers.py bench ARCH...           the boot-time benchmark: ktimers vs hrtimers vs timer_list, table and plot
+    ktimers.py breaks ARCH...          the own user-space programs with every expectation inverted: all fail?
     ktimers.py mutants [--only ID...]  mutation testing: does a test notice each mutant of mutants/? (--list)
     ktimers.py record [RUN...]         add build/results/<arch>-<config>/ runs to the results database
     ktimers.py report ARCH...          latest runs vs the previous ones and the baseline; HTML page
@@ -247,6 +248,22 @@ def cmd_selftest(args):
         return 1
 
 
+def cmd_breaks(args):
+    from guest import breaks, plan as selftest_plan, selftests as guest_selftests
+    plan = selftest_plan.load(Path(args.plan))
+    failed = []
+    for arch in args.arches:
+        get_arch(arch)
+    for arch in args.arches:
+        if not guest_selftests.supported(arch):
+            progress("breaks", "not run: tools/common/arches.py names no user-space compiler for this arch", arch)
+            continue
+        keep_going(f"{arch}-{breaks.RESULTS_NAME}", failed, lambda: breaks.run_arch(
+            Path(args.tree), arch, plan, results_root=Path(args.results_dir), timeout=args.timeout))
+    if failed:
+        return 1
+
+
 def cmd_mutants(args):
     from mutants import catalogue as mutant_catalogue, run as mutants
     chosen = mutant_catalogue.select(mutant_catalogue.load(Path(args.mutants_dir)), args.only)
@@ -462,6 +479,13 @@ def build_parser():
                               "e.g. kmemleak, after `make kunit CONFIG=kmemleak`); its results go to "
                               "build/results/<arch>-selftests-NAME")
     command.add_argument("--matrix", default=str(MATRIX_FILE), help=argparse.SUPPRESS)
+
+    command = add("breaks", cmd_breaks, "boot the project's own user-space programs with every expectation "
+                                        "inverted (KT_BREAK=1), both columns: each case must fail", tree=True)
+    command.add_argument("arches", nargs="*", default=list(DEFAULT_ARCHES), help=arch_help)
+    command.add_argument("--results-dir", default=str(RESULTS_DIR), help=argparse.SUPPRESS)
+    command.add_argument("--timeout", type=int, default=None, help="seconds per QEMU boot")
+    command.add_argument("--plan", default=str(SELFTEST_PLAN), help=argparse.SUPPRESS)
 
     command = add("mutants", cmd_mutants, "mutation testing (not in CI): per mutant of mutants/, apply it to the "
                                           "tree, rebuild, run its configurations' KUnit suites (and with `User: "

@@ -59,13 +59,15 @@ def qemu_params(tree, arch_name):
     raise ToolError(f"{rel(path)} has no QemuArchParams(...): cannot tell how to boot {arch_name}")
 
 
-def kernel_args(params, users_on):
-    return ["kunit.enable=0", "rdinit=/init", "panic=-1", params.console, f"ktimer.users={1 if users_on else 0}"]
+def kernel_args(params, users_on, extra=()):
+    """extra: more arguments; NAME=value ones the kernel does not know reach /init's environment."""
+    return ["kunit.enable=0", "rdinit=/init", "panic=-1", params.console, f"ktimer.users={1 if users_on else 0}",
+            *extra]
 
 
-def qemu_command(params, kernel, initramfs, users_on, smp=2, arch_qemu_args=""):
+def qemu_command(params, kernel, initramfs, users_on, smp=2, arch_qemu_args="", extra_args=()):
     return [f"qemu-system-{params.qemu_arch}", "-nodefaults", "-m", "1024", "-kernel", str(kernel),
-            "-initrd", str(initramfs), "-append", " ".join(kernel_args(params, users_on)),
+            "-initrd", str(initramfs), "-append", " ".join(kernel_args(params, users_on, extra_args)),
             "-no-reboot", "-nographic", "-serial", params.serial, *params.extra,
             *shlex.split(arch_qemu_args), "-smp", str(smp)]
 

@@ -3,6 +3,7 @@ the repository's programs, plan and /init fit together."""
 
 import re
 import shutil
+import os
 import subprocess
 import tempfile
 import unittest
@@ -100,6 +101,42 @@ class RepositorySuiteTest(unittest.TestCase):
         # the programs that step clocks or create devices check it first
         for name in ("kt_clock_step", "kt_ptp"):
             self.assertIn("if (!kt_in_guest())", (USER_DIR / f"{name}.c").read_text(), name)
+
+    def test_kt_break_inverts_each_verdict_but_not_the_control_flow(self):
+        if not shutil.which("gcc"):
+            self.skipTest("gcc is not installed (make deps)")
+        program = """#include "ktap.h"
+static void holds(const struct kt_case *c)
+{
+	(void)c;
+	if (kt_expect(1 + 1 == 2, "arithmetic"))
+		kt_note("went on");
+}
+static void two(const struct kt_case *c)
+{
+	(void)c;
+	kt_expect(1, "first");
+	kt_expect(2 > 1, "second");
+}
+static const struct kt_case cases[] = { { "holds", holds, NULL }, { "two", two, NULL } };
+int main(void) { return kt_run(cases, 2, 0, 10); }
+"""
+        tmp = Path(tempfile.mkdtemp(prefix="ktimers-test-"))
+        self.addCleanup(shutil.rmtree, tmp, True)
+        source = write(tmp / "break.c", program)
+        binary = tmp / "break"
+        subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-pthread", "-I", str(USER_DIR), "-o", str(binary),
+                        str(source)], check=True)
+
+        def run(**env):
+            return subprocess.run([str(binary)], env=dict(os.environ, **env), stdout=subprocess.PIPE,
+                                  text=True, timeout=60).stdout
+
+        plain, broken = run(), run(KT_BREAK="1")
+        self.assertEqual(re.findall(r"^(?:not )?ok \d+ \w+", plain, re.M), ["ok 1 holds", "ok 2 two"])
+        self.assertEqual(re.findall(r"^(?:not )?ok \d+ \w+", broken, re.M), ["not ok 1 holds", "not ok 2 two"])
+        self.assertIn("# went on", broken)      # kt_expect() still returned what held
+        self.assertIn("# second", broken)
 
     def test_the_programs_compile_without_warnings_for_the_guest(self):
         compiler = "i686-linux-gnu-gcc"
