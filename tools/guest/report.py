@@ -66,7 +66,10 @@ def case(row, column, cell, console):
             "measured": cell.measured() if cell else [], "console": console}
 
 
-def results_document(comparison, runs, boots, consoles, findings, plan_path, status, problems, duration):
+def results_document(comparison, runs, boots, consoles, findings, plan_path, status, problems, duration,
+                     config="selftests"):
+    """config: what the results database files the run under: `selftests` for the default image,
+    `selftests-<configuration>` for another (never mixed with the gate's runs)."""
     suites = []
     for column in (ON, OFF):
         children = []
@@ -84,7 +87,7 @@ def results_document(comparison, runs, boots, consoles, findings, plan_path, sta
         "schema": 1,
         "kind": "selftests",
         "arch": comparison.arch,
-        "config": "selftests",
+        "config": config,
         "status": status,
         "counts": comparison.counts(),
         "suites": suites,

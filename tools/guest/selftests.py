@@ -29,10 +29,15 @@ def supported(arch_name):
     return bool(get_arch(arch_name).user_cross_compile)
 
 
+def run_config(config=KERNEL_BUILD):
+    """`selftests` for the default image, `selftests-<config>` for another: the results database's
+    configuration name, and the results dir's after the arch."""
+    return RESULTS_NAME if config == KERNEL_BUILD else f"{RESULTS_NAME}-{config}"
+
+
 def results_name(arch_name, config=KERNEL_BUILD):
     """build/results/<arch>-selftests for the default image, <arch>-selftests-<config> for another."""
-    suffix = "" if config == KERNEL_BUILD else f"-{config}"
-    return f"{arch_name}-{RESULTS_NAME}{suffix}"
+    return f"{arch_name}-{run_config(config)}"
 
 
 def kernel_image(arch_name, params, kunit_build_root=KUNIT_BUILD_DIR, config=KERNEL_BUILD, build=KERNEL_BUILD):
@@ -102,7 +107,8 @@ def run_arch(tree, arch_name, plan, known, timeout=None, results_root=RESULTS_DI
         problems.append(f"{len(findings)} problem(s) in the kernel logs (WARNING/BUG/lockdep/...)")
     status = statuses[0] if statuses else "FAIL" if comparison.failed() or findings else "PASS"
     document = guest_report.results_document(
-        comparison, runs, boots, consoles, findings, plan.path, status, problems, time.time() - start)
+        comparison, runs, boots, consoles, findings, plan.path, status, problems, time.time() - start,
+        config=run_config(config))
     (result_dir / "results.json").write_text(json.dumps(document, indent=1) + "\n")
     lines = guest_report.report_lines(comparison, {c: runs[c].counters_raw for c in (ON, OFF)}, boots, problems)
     (result_dir / "report.txt").write_text("\n".join(lines) + "\n")

@@ -210,6 +210,8 @@ class SelftestCliTest(CliTest):
         self.assertIn("configuration armonly does not run", out)
         self.assertIn("[arm-selftests-armonly] no image of build default", err)
         self.assertEqual(guest_selftests.results_name("arm"), "arm-selftests")
+        # the results database files it apart from the gate's selftests
+        self.assertEqual(guest_selftests.run_config("kmemleak"), "selftests-kmemleak")
 
     def test_selftests_skip_arches_without_a_user_space_compiler(self):
         from guest import selftests as guest_selftests
