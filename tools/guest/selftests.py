@@ -48,6 +48,11 @@ def kernel_image(arch_name, params, kunit_build_root=KUNIT_BUILD_DIR, config=KER
     if not image.is_file():
         raise ToolError(f"no kernel image {rel(image)}: the guest boots the KUnit `{config}` build",
                         f"run `{make_kunit}` first (`make test` does it before the selftests)")
+    if (build_dir / ".config").is_file() and (build_dir / ".config").stat().st_mtime > image.stat().st_mtime:
+        # configured again since the image was built, and the build did not follow (it failed)
+        raise ToolError(f"{rel(image)} is older than its {rel(build_dir / '.config')}: the last configuration "
+                        "or build of it failed, and the image is a stale one",
+                        f"run `{make_kunit}` and fix what it reports")
     config = (build_dir / ".config").read_text(errors="replace").splitlines() \
         if (build_dir / ".config").is_file() else []
     missing = [option for option in NEEDED_OPTIONS if option not in config]

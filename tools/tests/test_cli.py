@@ -213,6 +213,23 @@ class SelftestCliTest(CliTest):
         # the results database files it apart from the gate's selftests
         self.assertEqual(guest_selftests.run_config("kmemleak"), "selftests-kmemleak")
 
+    def test_the_guest_never_boots_an_image_older_than_its_configuration(self):
+        import os
+        from guest import qemu, selftests as guest_selftests
+        params = qemu.QemuParams("i386", "arch/x86/boot/bzImage", "console=ttyS0", (), "stdio")
+        build = self.tmp / "kunit" / "i386-kmemleak"
+        image = write(build / params.kernel_path, "image")
+        write(build / ".config", "\n".join(guest_selftests.NEEDED_OPTIONS) + "\n")
+        os.utime(build / ".config", (1000, 1000))
+        os.utime(image, (2000, 2000))
+        self.assertEqual(guest_selftests.kernel_image("i386", params, self.tmp / "kunit", "kmemleak", "kmemleak"),
+                         image)
+        os.utime(build / ".config", (3000, 3000))    # configured again, the build failed
+        with self.assertRaises(ToolError) as raised:
+            guest_selftests.kernel_image("i386", params, self.tmp / "kunit", "kmemleak", "kmemleak")
+        self.assertIn("stale", str(raised.exception))
+        self.assertIn("make kunit CONFIG=kmemleak ARCH=i386", str(raised.exception))
+
     def test_selftests_skip_arches_without_a_user_space_compiler(self):
         from guest import selftests as guest_selftests
         write(self.results / "x86_64-default" / "results.json", json.dumps(doc(10)))
