@@ -1,4 +1,6 @@
+import subprocess
 from pathlib import Path
+from unittest import mock
 
 from helpers import Completed, TempDirTestCase, git, quiet, write
 
@@ -209,6 +211,25 @@ class BuilderTest(TempDirTestCase):
     def test_failure_without_compiler_message(self):
         problems, _ = self.builder("exit 3").build("ktimers", 1, "sha")
         self.assertIn("exit 3 without a compiler error", problems[0])
+
+    def test_sparse_builds_a_suite_inside_the_file_that_includes_it(self):
+        builder = self.builder("true")
+        write(self.tmp / "fs" / "timerfd.c", '#include "timerfd_test.c"\n')
+        write(self.tmp / "fs" / "timerfd_test.c", "static void t(void) {}\n")
+        write(self.tmp / "check" / "i386-ktimers" / ".config", "CONFIG_KTIMERS=y\n")
+        commands = []
+
+        def fake_run(command, **kwargs):
+            commands.append(command)
+            return subprocess.CompletedProcess(command, 0, stdout="")
+
+        with mock.patch.object(series_check.series, "added_paths", return_value=["fs/timerfd_test.c"]), \
+                mock.patch.object(series_check.subprocess, "run", side_effect=fake_run):
+            problems, _ = builder.sparse(16, "sha")
+        self.assertEqual(problems, [])
+        # found in CI-like use: fs/timerfd_test.o alone does not compile (it is built inside timerfd.c)
+        self.assertIn("fs/timerfd.o", commands[0])
+        self.assertNotIn("fs/timerfd_test.o", commands[0])
 
     def test_python_step_failure(self):
         builder = self.builder("true")
