@@ -13,11 +13,11 @@ build/results/<arch>-breaks/ (both consoles and breaks.json).
 import json
 from pathlib import Path
 
-from guest import build as guest_build, output as guest_output, qemu as guest_qemu
+from guest import build as guest_build, qemu as guest_qemu
 from guest.compare import OFF, ON
 from guest.output import FAIL, PASS, SKIP
 from guest.plan import Plan
-from guest.selftests import kernel_image
+from guest.selftests import boot_column, kernel_image
 from common.arches import get_arch
 from common import KUNIT_BUILD_DIR, RESULTS_DIR, format_duration, progress, rel
 
@@ -70,11 +70,8 @@ def run_arch(tree, arch_name, plan, results_root=RESULTS_DIR, kunit_build_root=K
     for column, users_on in ((ON, True), (OFF, False)):
         label = f"{arch_name}-{column}"
         console = result_dir / f"console-{column}.log"
-        command = guest_qemu.qemu_command(params, kernel, image.initramfs, users_on, arch_qemu_args=arch.qemu_args,
-                                          extra_args=(BREAK_ARG,))
-        boot = guest_qemu.run(command, console, timeout, label)
-        run = guest_output.parse(boot.lines, image.built)
-        trouble = guest_qemu.trouble(boot, run.done, console)
+        boot, run, trouble = boot_column(params, kernel, image.initramfs, arch, users_on, console, timeout, label,
+                                         image.built, extra_args=(BREAK_ARG,))
         if trouble:
             problems.append(f"{column} column: {trouble[1]}")
         columns[column], found = judge(run, image.built)

@@ -71,6 +71,16 @@ def echo(label):
     return on_line
 
 
+def boot_column(params, kernel, initramfs, arch, users_on, console, timeout, label, planned, extra_args=(),
+                on_line=None):
+    """Boot one column (ktimer.users=1 or 0); returns (the boot, its parsed run, trouble or None)."""
+    command = guest_qemu.qemu_command(params, kernel, initramfs, users_on, arch_qemu_args=arch.qemu_args,
+                                      extra_args=extra_args)
+    boot = guest_qemu.run(command, console, timeout, label, on_line)
+    run = guest_output.parse(boot.lines, planned)
+    return boot, run, guest_qemu.trouble(boot, run.done, console)
+
+
 def run_arch(tree, arch_name, plan, known, timeout=None, results_root=RESULTS_DIR,
              kunit_build_root=KUNIT_BUILD_DIR, configuration=None):
     """Run both columns on one arch; returns the results document (also in results.json).
@@ -94,11 +104,9 @@ def run_arch(tree, arch_name, plan, known, timeout=None, results_root=RESULTS_DI
         consoles[column] = result_dir / f"console-{column}.log"
         progress("selftest", f"{column} path: ktimer.users={int(users_on)}, {len(planned)} test(s), "
                              f"timeout {timeout}s", label)
-        command = guest_qemu.qemu_command(params, kernel, image.initramfs, users_on, arch_qemu_args=arch.qemu_args)
-        boot = guest_qemu.run(command, consoles[column], timeout, label, echo(label))
-        runs[column] = guest_output.parse(boot.lines, planned)
+        boot, runs[column], trouble = boot_column(params, kernel, image.initramfs, arch, users_on, consoles[column],
+                                                  timeout, label, planned, on_line=echo(label))
         boots[column] = boot.seconds
-        trouble = guest_qemu.trouble(boot, runs[column].done, consoles[column])
         if trouble:
             statuses.append(trouble[0])
             problems.append(f"{column} column: {trouble[1]}")
