@@ -1,7 +1,7 @@
 """Scan a kernel console log for problems that must fail a run even if every test passed.
 
 Finds WARNING splats, BUG/Oops/panics, lockdep, UBSAN/KASAN/KCSAN, debugobjects,
-hung tasks, RCU stalls, kmemleak reports and bare stack dumps. Each report (its first line up to
+hung tasks, RCU stalls, kmemleak reports, objects of ours left alive and bare stack dumps. Each report (its first line up to
 "---[ end trace") is one finding, so its backtrace is not reported again.
 
 Tests that provoke a warning on purpose print
@@ -50,6 +50,8 @@ START_PATTERNS = [
     ("lockup", re.compile(r"detected hard LOCKUP|soft lockup"), True),
     # what /sys/kernel/debug/kmemleak reports, printed by the guest's /init (kmemleak configuration)
     ("kmemleak", re.compile(r"^unreferenced object 0x"), False),
+    # objects of a slab cache of ours still alive after the programs (the guest's /init counts them)
+    ("leak", re.compile(r"^guest: slab \S+: [1-9]\d* object"), False),
     ("warning", re.compile(r"^WARNING:"), False),   # other WARNING: reports (e.g. lockdep variants)
 ]
 # A stack dump (dump_stack()) outside any report: something complained.

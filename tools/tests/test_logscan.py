@@ -181,6 +181,10 @@ class CrashTest(unittest.TestCase):
                                + ["guest: kmemleak: 2 suspected leak(s)"])).findings
         self.assertEqual([(finding.kind, finding.line) for finding in found], [("kmemleak", 1), ("kmemleak", 8)])
 
+    def test_live_objects_of_a_slab_cache_after_the_programs_are_a_leak(self):
+        self.assertEqual(kinds(scan("guest: slab ktimer_pclock: 16 object(s)")), ["leak"])
+        self.assertEqual(kinds(scan("guest: slab ktimer_pclock: 0 object(s)")), [])
+
     def test_rcu_self_detected_stall(self):
         self.assertEqual(kinds(scan("rcu: INFO: rcu_sched self-detected stall on CPU")), ["rcu-stall"])
 

@@ -30,6 +30,7 @@
 
 #include <linux/err.h>
 #include <linux/hrtimer.h>
+#include <linux/init.h>
 #include <linux/kref.h>
 #include <linux/ktimer.h>
 #include <linux/math64.h>
@@ -94,6 +95,21 @@ struct ktimer_pclock {
 	long			freq;
 	char			name[24];
 };
+
+/*
+ * Their own cache, so that /sys/kernel/slab/ktimer_pclock counts the live
+ * ones: none may be left once every PTP device and every user of its clock
+ * is gone, which the project's guest selftests check (booted with
+ * slab_nomerge, so that the count is this cache's alone).
+ */
+static struct kmem_cache *pclock_cache;
+
+static int __init ktimer_pclock_init(void)
+{
+	pclock_cache = KMEM_CACHE(ktimer_pclock, SLAB_PANIC);
+	return 0;
+}
+core_initcall(ktimer_pclock_init);
 
 /*
  * Read the device, bracketed by CLOCK_MONOTONIC, and keep the read with the
@@ -230,7 +246,7 @@ static void pclock_release_work(struct work_struct *work)
 	cancel_delayed_work_sync(&kp->resync);
 	/* Every timer on the clock is gone: ktimer_pclock_put() */
 	WARN_ON_ONCE(ktimer_unregister_clock(&kp->clock));
-	kfree(kp);
+	kmem_cache_free(pclock_cache, kp);
 }
 
 static void pclock_release(struct kref *ref)
@@ -262,7 +278,7 @@ struct ktimer_pclock *ktimer_pclock_create(struct posix_clock *pc,
 
 	if (WARN_ON_ONCE(!pc || !pc->ops.clock_gettime || !name))
 		return ERR_PTR(-EINVAL);
-	kp = kzalloc(sizeof(*kp), GFP_KERNEL);
+	kp = kmem_cache_zalloc(pclock_cache, GFP_KERNEL);
 	if (!kp)
 		return ERR_PTR(-ENOMEM);
 
@@ -285,7 +301,7 @@ struct ktimer_pclock *ktimer_pclock_create(struct posix_clock *pc,
 	if (!ret)
 		ret = ktimer_register_clock(&kp->clock);
 	if (ret) {
-		kfree(kp);
+		kmem_cache_free(pclock_cache, kp);
 		return ERR_PTR(ret);
 	}
 	return kp;
