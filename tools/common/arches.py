@@ -16,6 +16,7 @@ class Arch:
     packages: tuple = ()        # Debian packages needed beyond the common list (QEMU, cross gcc)
     qemu_args: str = ""         # extra QEMU arguments for every run (-smp comes from kunit_configs/matrix)
     qemu: bool = True           # False: no QEMU (um), so no --qemu_args at all
+    kernel_args: tuple = ()     # kernel arguments for every boot of it, KUnit and guest selftests
     # The guest selftests (make selftest): prefix of the gcc that builds static user
     # programs, and the packages with it and its C library; "" = not supported yet.
     user_cross_compile: str = ""
@@ -26,12 +27,17 @@ class Arch:
         return f"{self.cross_compile}gcc"
 
 
+# tsc=reliable: under QEMU TCG on a loaded host a vCPU stall at boot let the clocksource watchdog
+# mark the TSC unstable against jiffies (95 ms skew over 480 ms); on refined-jiffies hrtimers never
+# go high-res and ktimer_engine_resolution_test failed (docs/running.md#the-tsc-of-x86-guests).
+X86_KERNEL_ARGS = ("tsc=reliable",)
+
 ARCHES = {
     arch.name: arch
     for arch in (
-        Arch("i386", packages=("qemu-system-x86",), user_cross_compile="i686-linux-gnu-",
+        Arch("i386", packages=("qemu-system-x86",), kernel_args=X86_KERNEL_ARGS, user_cross_compile="i686-linux-gnu-",
              guest_packages=("gcc-i686-linux-gnu", "libc6-dev-i386-cross")),
-        Arch("x86_64", packages=("qemu-system-x86",)),
+        Arch("x86_64", packages=("qemu-system-x86",), kernel_args=X86_KERNEL_ARGS),
         Arch("arm", "arm-linux-gnueabihf-", ("qemu-system-arm", "gcc-arm-linux-gnueabihf"),
              user_cross_compile="arm-linux-gnueabihf-",
              guest_packages=("gcc-arm-linux-gnueabihf", "libc6-dev-armhf-cross")),

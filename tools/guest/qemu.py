@@ -66,11 +66,14 @@ def kernel_args(params, users_on, extra=()):
             *extra]
 
 
-def qemu_command(params, kernel, initramfs, users_on, smp=2, arch_qemu_args="", extra_args=()):
+def qemu_command(params, kernel, initramfs, users_on, smp=2, arch=None, extra_args=()):
+    """arch: the Arch whose qemu_args and kernel_args every boot of it gets (common/arches.py)."""
+    arch_kernel_args = arch.kernel_args if arch else ()
     return [f"qemu-system-{params.qemu_arch}", "-nodefaults", "-m", "1024", "-kernel", str(kernel),
-            "-initrd", str(initramfs), "-append", " ".join(kernel_args(params, users_on, extra_args)),
+            "-initrd", str(initramfs), "-append",
+            " ".join(kernel_args(params, users_on, (*arch_kernel_args, *extra_args))),
             "-no-reboot", "-nographic", "-serial", params.serial, *params.extra,
-            *shlex.split(arch_qemu_args), "-smp", str(smp)]
+            *shlex.split(arch.qemu_args if arch else ""), "-smp", str(smp)]
 
 
 def _reader(stream, lines):

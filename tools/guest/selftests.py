@@ -74,8 +74,7 @@ def echo(label):
 def boot_column(params, kernel, initramfs, arch, users_on, console, timeout, label, planned, extra_args=(),
                 on_line=None):
     """Boot one column (ktimer.users=1 or 0); returns (the boot, its parsed run, trouble or None)."""
-    command = guest_qemu.qemu_command(params, kernel, initramfs, users_on, arch_qemu_args=arch.qemu_args,
-                                      extra_args=extra_args)
+    command = guest_qemu.qemu_command(params, kernel, initramfs, users_on, arch=arch, extra_args=extra_args)
     boot = guest_qemu.run(command, console, timeout, label, on_line)
     run = guest_output.parse(boot.lines, planned)
     return boot, run, guest_qemu.trouble(boot, run.done, console)

@@ -130,7 +130,7 @@ def kunit_command(arch, build_dir, kunitconfigs, jobs, timeout, use_ccache=True,
             # Reboot right after a panic: with -no-reboot QEMU then exits instead of
             # sitting out the whole timeout.
             "--kernel_args=panic=-1"]
-    cmd += [f"--kernel_args={arg}" for arg in kernel_args]
+    cmd += [f"--kernel_args={arg}" for arg in (*arch.kernel_args, *kernel_args)]
     make_option = ccache_make_option(arch) if use_ccache and not boot_only else None
     if make_option:
         cmd.append(f"--make_options={make_option}")

@@ -4,7 +4,7 @@ from unittest import mock
 from helpers import TempDirTestCase, quiet, write
 
 from guest import build as guest_build, qemu as guest_qemu
-from common import ToolError
+from common import ToolError, arches
 
 I386_CONFIG = """from ..qemu_config import QemuArchParams
 
@@ -31,6 +31,15 @@ class QemuCommandTest(TempDirTestCase):
                          "kunit.enable=0 rdinit=/init panic=-1 slab_nomerge console=ttyS0 ktimer.users=0")
         self.assertIn("-no-reboot", command)
         self.assertEqual(command[-4:], ["-machine", "pc", "-smp", "2"])
+
+    def test_the_arch_adds_its_qemu_and_kernel_arguments(self):
+        params = guest_qemu.QemuParams("i386", "arch/x86/boot/bzImage", "console=ttyS0", ())
+        command = guest_qemu.qemu_command(params, Path("bzImage"), Path("initramfs.cpio"), users_on=True,
+                                          arch=arches.Arch("i386", qemu_args="-cpu max", kernel_args=("tsc=reliable",)),
+                                          extra_args=("KT_BREAK=1",))
+        self.assertEqual(command[command.index("-append") + 1].split()[-3:],
+                         ["ktimer.users=1", "tsc=reliable", "KT_BREAK=1"])
+        self.assertEqual(command[-4:], ["-cpu", "max", "-smp", "2"])
 
     def test_an_arch_kunit_cannot_boot(self):
         with self.assertRaises(ToolError) as ctx:
