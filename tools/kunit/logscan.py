@@ -52,6 +52,8 @@ START_PATTERNS = [
     ("kmemleak", re.compile(r"^unreferenced object 0x"), False),
     # objects of a slab cache of ours still alive after the programs (the guest's /init counts them)
     ("leak", re.compile(r"^guest: slab \S+: [1-9]\d* object"), False),
+    # ... or the count could not be taken (a merged cache, no CONFIG_SLUB_DEBUG): the check did not run
+    ("leak-check", re.compile(r"^guest: slab \S+: .*not counted"), False),
     ("warning", re.compile(r"^WARNING:"), False),   # other WARNING: reports (e.g. lockdep variants)
 ]
 # A stack dump (dump_stack()) outside any report: something complained.

@@ -185,6 +185,10 @@ class CrashTest(unittest.TestCase):
         self.assertEqual(kinds(scan("guest: slab ktimer_pclock: 16 object(s)")), ["leak"])
         self.assertEqual(kinds(scan("guest: slab ktimer_pclock: 0 object(s)")), [])
 
+    def test_a_leak_count_that_could_not_be_taken_fails_too(self):
+        line = "guest: slab ktimer_pclock: merged with another cache, not counted (boot with slab_nomerge)"
+        self.assertEqual(kinds(scan(line)), ["leak-check"])
+
     def test_rcu_self_detected_stall(self):
         self.assertEqual(kinds(scan("rcu: INFO: rcu_sched self-detected stall on CPU")), ["rcu-stall"])
 
