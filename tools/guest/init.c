@@ -331,10 +331,11 @@ static void run_group(int first, int last)
 	}
 }
 
-static int kmemleak_command(const char *command)
+/* One write() of @text to a sysfs or debugfs control file; 1 if it was taken whole */
+static int write_text(const char *path, const char *text)
 {
-	int fd = open(KMEMLEAK_FILE, O_WRONLY);
-	int ok = fd >= 0 && write(fd, command, strlen(command)) == (ssize_t)strlen(command);
+	int fd = open(path, O_WRONLY);
+	int ok = fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text);
 
 	if (fd >= 0)
 		close(fd);
@@ -346,11 +347,7 @@ static long pclock_objects(void)
 	char buf[64] = "";
 	FILE *file;
 
-	file = fopen(PCLOCK_SLAB "/shrink", "w");
-	if (file) {
-		fputs("1", file);	/* frees empty slabs: "objects" then counts live ones' slabs */
-		fclose(file);
-	}
+	write_text(PCLOCK_SLAB "/shrink", "1");	/* frees empty slabs: "objects" then counts live ones' slabs */
 	file = fopen(PCLOCK_SLAB "/objects", "r");
 	if (!file)
 		return -1;
@@ -408,7 +405,7 @@ static void report_kmemleak(void)
 	if (access(KMEMLEAK_FILE, W_OK))
 		return;
 	sleep(KMEMLEAK_MIN_AGE_S + 1);
-	if (!kmemleak_command("stack=off") || !kmemleak_command("scan") || !kmemleak_command("scan")) {
+	if (!write_text(KMEMLEAK_FILE, "stack=off") || !write_text(KMEMLEAK_FILE, "scan") || !write_text(KMEMLEAK_FILE, "scan")) {
 		say("guest: kmemleak: scan failed (%s)", strerror(errno));
 		return;
 	}
