@@ -49,6 +49,7 @@
 #include <kunit/visibility.h>
 
 #include "ktimer_internal.h"
+#include "timekeeping.h"
 
 #define CREATE_TRACE_POINTS
 #include <trace/events/ktimer.h>
@@ -1833,10 +1834,34 @@ struct ktimer_clock ktimer_clock_monotonic = {
 };
 EXPORT_SYMBOL_GPL(ktimer_clock_monotonic);
 
+/*
+ * An inserted leap second repeats 23:59:59, but only the tick after the
+ * leap edge steps the realtime offset back: until then ktime_get_real()
+ * reads the new day, and a run of the softirq in that window (the timer
+ * wheel raises it too) would expire a timer due at midnight a second
+ * early.  ktime_get_update_offsets_now() applies the leap second from the
+ * edge on, which is how hrtimers read the offset since "time: Prevent
+ * early expiry of hrtimers[CLOCK_REALTIME] at the leap second edge"
+ * (2015).  It hands out the offsets only for a sequence that differs
+ * from the timekeeper's, so ask again with another one when it matched.
+ */
+static ktime_t ktimer_get_real(void)
+{
+	ktime_t mono, offs_real, offs_boot, offs_tai;
+	unsigned int asked = 0, seq;
+
+	do {
+		seq = asked++;
+		mono = ktime_get_update_offsets_now(&seq, &offs_real,
+						    &offs_boot, &offs_tai);
+	} while (seq == asked - 1);
+	return ktime_add(mono, offs_real);
+}
+
 struct ktimer_clock ktimer_clock_realtime = {
 	.name		= "realtime",
 	.clockid	= CLOCK_REALTIME,
-	.get_time	= ktime_get_real,
+	.get_time	= ktimer_get_real,
 };
 EXPORT_SYMBOL_GPL(ktimer_clock_realtime);
 

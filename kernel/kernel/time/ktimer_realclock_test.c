@@ -18,6 +18,7 @@
 #include <linux/bottom_half.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/init.h>
 #include <linux/jiffies.h>
@@ -28,10 +29,12 @@
 #include <linux/sched.h>
 #include <linux/restart_block.h>
 #include <linux/sched/signal.h>
+#include <linux/stop_machine.h>
 #include <linux/string.h>
 #include <linux/tick.h>
 #include <linux/time.h>
 #include <linux/timekeeping.h>
+#include <linux/timex.h>
 
 #include "ktimer_internal.h"
 
@@ -1008,6 +1011,137 @@ static void ktimer_clock_set_backward_test(struct kunit *test)
 	KUNIT_EXPECT_GE(test, rt->seen_now, t);
 }
 
+/* ---- the leap second ---- */
+
+/* The clock is set this far before midnight, and stopped this far before */
+#define LEAP_LEAD	(1100 * MS)
+#define LEAP_STOP	(200 * MS)
+
+struct leap_saved {
+	ktime_t	real_offset;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	long long maxerror;
+	int	status;
+	int	tai;
+};
+
+/* Clear the leap second and give the clocks their time back */
+static void leap_restore(void *data)
+{
+	struct leap_saved *saved = data;
+	struct __kernel_timex tx = { .modes = ADJ_STATUS | ADJ_MAXERROR,
+				     .status = saved->status,
+				     .maxerror = saved->maxerror };
+	struct timespec64 ts;
+
+	do_adjtimex(&tx);
+	tx = (struct __kernel_timex){ .modes = ADJ_TAI, .constant = saved->tai };
+	do_adjtimex(&tx);
+	ts = ktime_to_timespec64(ktime_get() + saved->real_offset);
+	do_settimeofday64(&ts);
+}
+
+struct leap_window {
+	ktime_t	midnight;	/* CLOCK_REALTIME */
+	ktime_t	until;		/* CLOCK_MONOTONIC, a bound on the wait */
+	ktime_t	now;		/* the ktimer realtime clock in the window */
+	bool	seen;
+};
+
+/*
+ * Every CPU runs this with interrupts off (stop_machine()), so no tick can
+ * apply the leap second: once ktime_get_real() reads midnight, the window
+ * is open.  A clock that stands still with interrupts off ends the wait by
+ * the loop count.
+ */
+static int leap_window_read(void *data)
+{
+	struct leap_window *w = data;
+	unsigned long us;
+
+	for (us = 0; us < 2 * USEC_PER_SEC && ktime_get() < w->until; us++) {
+		if (ktime_get_real() >= w->midnight) {
+			w->now = ktimer_clock_now(&ktimer_clock_realtime);
+			w->seen = true;
+			break;
+		}
+		udelay(1);
+	}
+	return 0;
+}
+
+/*
+ * An inserted leap second repeats 23:59:59, but the tick after the leap
+ * edge applies it: until that tick ktime_get_real() reads the new day.
+ * The leap-a-day selftest caught a realtime ktimer due at midnight
+ * expiring in that window ("Early timer expiration!"), as hrtimers did
+ * before "time: Prevent early expiry of hrtimers[CLOCK_REALTIME] at the
+ * leap second edge" (2015).  The realtime clock of ktimers must read
+ * 23:59:59 from the edge on, and the timer due at midnight must fire a
+ * second of CLOCK_MONOTONIC after the edge.
+ */
+static void ktimer_leap_second_test(struct kunit *test)
+{
+	struct real_timer *rt = kunit_kzalloc(test, sizeof(*rt), GFP_KERNEL);
+	struct leap_saved *saved = kunit_kzalloc(test, sizeof(*saved), GFP_KERNEL);
+	const s64 day = 24 * 3600LL * SEC;
+	struct __kernel_timex tx = { };
+	struct leap_window w = { };
+	struct timespec64 ts;
+	ktime_t mono, edge;
+	int state;
+
+	KUNIT_ASSERT_NOT_NULL(test, rt);
+	KUNIT_ASSERT_NOT_NULL(test, saved);
+	ensure_realtime_headroom(test);
+	KUNIT_ASSERT_GE(test, do_adjtimex(&tx), 0);
+	saved->status = tx.status;
+	saved->maxerror = tx.maxerror;
+	saved->tai = tx.tai;
+	mono = ktime_get();
+	saved->real_offset = ktime_get_real() - mono;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, leap_restore, saved), 0);
+
+	w.midnight = (div_s64(div_s64(ktime_get_real(), NSEC_PER_SEC), 24 * 3600) + 2) * day;
+	ts = ktime_to_timespec64(w.midnight - LEAP_LEAD);
+	KUNIT_ASSERT_EQ(test, do_settimeofday64(&ts), 0);
+	/* synchronised, or adjtimex() reports TIME_ERROR instead of the state */
+	tx = (struct __kernel_timex){ .modes = ADJ_STATUS | ADJ_MAXERROR,
+				      .status = STA_INS };
+	KUNIT_ASSERT_GE(test, do_adjtimex(&tx), 0);
+	/* monotonic first: the edge errs early, the check below errs lenient */
+	mono = ktime_get();
+	edge = w.midnight - (ktime_get_real() - mono);
+
+	real_timer_init(test, rt, &ktimer_clock_realtime);
+	KUNIT_ASSERT_EQ(test, start_ktimer(&rt->timer, &w.midnight, KTIMER_ABS), 0);
+
+	/* NTP schedules the leap second at the next second boundary */
+	do {
+		tx = (struct __kernel_timex){ };
+		state = do_adjtimex(&tx);
+		if (state != TIME_INS)
+			usleep_range(1000, 2000);
+	} while (state != TIME_INS && ktime_get() < edge - LEAP_STOP);
+	while (ktime_get() < edge - LEAP_STOP)
+		usleep_range(1000, 2000);
+	if (state != TIME_INS || ktime_get() >= edge)
+		kunit_skip(test, "NTP state %d at %lld ms before the leap edge",
+			   state, div_s64(edge - ktime_get(), NSEC_PER_MSEC));
+
+	w.until = edge + 500 * MS;
+	KUNIT_ASSERT_EQ(test, stop_machine(leap_window_read, &w, NULL), 0);
+	KUNIT_ASSERT_TRUE_MSG(test, w.seen, "the clock did not reach the leap edge");
+	KUNIT_EXPECT_LT_MSG(test, w.now, w.midnight,
+			    "realtime read the new day in the inserted second");
+
+	if (!wait_for_completion_timeout(&rt->done, WAIT_LIMIT)) {
+		KUNIT_FAIL(test, "the timer due at midnight did not fire");
+		return;
+	}
+	KUNIT_EXPECT_GE(test, ktime_get(), edge + SEC);
+	KUNIT_EXPECT_GE(test, rt->seen_now, w.midnight);
+}
+
 /* ---- nanosleep with restart ---- */
 
 struct nanosleeper {
@@ -1208,6 +1342,7 @@ static struct kunit_case ktimer_realclock_cases[] = {
 	KUNIT_CASE(ktimer_schedule_signal_test),
 	KUNIT_CASE(ktimer_clock_set_forward_test),
 	KUNIT_CASE(ktimer_clock_set_backward_test),
+	KUNIT_CASE_SLOW(ktimer_leap_second_test),
 	KUNIT_CASE_CLOCKS(ktimer_nanosleep_restart_test),
 	KUNIT_CASE_CLOCKS(ktimer_nanosleep_abs_signal_test),
 	KUNIT_CASE_CLOCKS(ktimer_nanosleep_freezable_test),
