@@ -9,7 +9,9 @@
  *
  * Included by fs/timerfd.c, whose context and file operations are private.
  * The timers run on the real clocks: lower bounds are exact, upper bounds
- * have seconds of margin (QEMU's software emulation stalls vCPUs).
+ * have seconds of margin (QEMU's software emulation stalls vCPUs).  The
+ * cases that wait for an expiry are marked slow, so that a run with
+ * --filter "speed>slow" keeps only the ones that never wait.
  */
 
 #include <kunit/test.h>
@@ -400,16 +402,20 @@ static void timerfd_release_pending_test(struct kunit *test)
 	msleep(20);
 }
 
+/* Cases that wait on a real clock: KUnit's "slow", over a second under QEMU */
+#define KUNIT_CASE_CLOCKS_SLOW(name) \
+	KUNIT_CASE_PARAM_ATTR(name, tfd_clock_gen_params, { .speed = KUNIT_SPEED_SLOW })
+
 static struct kunit_case timerfd_ktimer_cases[] = {
 	KUNIT_CASE(timerfd_path_test),
-	KUNIT_CASE_PARAM(timerfd_oneshot_test, tfd_clock_gen_params),
-	KUNIT_CASE_PARAM(timerfd_abstime_test, tfd_clock_gen_params),
-	KUNIT_CASE_PARAM(timerfd_periodic_test, tfd_clock_gen_params),
-	KUNIT_CASE_PARAM(timerfd_gettime_forwards_test, tfd_clock_gen_params),
-	KUNIT_CASE_PARAM(timerfd_disarmed_test, tfd_clock_gen_params),
+	KUNIT_CASE_CLOCKS_SLOW(timerfd_oneshot_test),
+	KUNIT_CASE_CLOCKS_SLOW(timerfd_abstime_test),
+	KUNIT_CASE_CLOCKS_SLOW(timerfd_periodic_test),
+	KUNIT_CASE_CLOCKS_SLOW(timerfd_gettime_forwards_test),
+	KUNIT_CASE_CLOCKS_SLOW(timerfd_disarmed_test),
 	KUNIT_CASE_PARAM(timerfd_huge_test, tfd_clock_gen_params),
 	KUNIT_CASE(timerfd_cancel_on_set_test),
-	KUNIT_CASE_PARAM(timerfd_release_pending_test, tfd_clock_gen_params),
+	KUNIT_CASE_CLOCKS_SLOW(timerfd_release_pending_test),
 	{}
 };
 

@@ -9,7 +9,7 @@
  * driver's, and checks what ptp_clock_register() and ptp_clock_unregister()
  * do to the ktimer clocks.  Timing is only ever a lower bound or a wait
  * of seconds: under QEMU a loaded host stalls the guest for tens of
- * milliseconds.
+ * milliseconds.  The cases that wait on the clock are marked slow.
  */
 
 #include <kunit/test.h>
@@ -528,13 +528,13 @@ static void ktimer_pclock_ptp_mock_test(struct kunit *test)
 static struct kunit_case ktimer_pclock_cases[] = {
 	KUNIT_CASE(ktimer_pclock_reads_device_time_test),
 	KUNIT_CASE(ktimer_pclock_resolution_test),
-	KUNIT_CASE(ktimer_pclock_timer_fires_test),
-	KUNIT_CASE(ktimer_pclock_step_test),
-	KUNIT_CASE(ktimer_pclock_rate_test),
-	KUNIT_CASE(ktimer_pclock_unseen_step_test),
-	KUNIT_CASE(ktimer_pclock_sleep_never_early_test),
-	KUNIT_CASE(ktimer_pclock_read_error_test),
-	KUNIT_CASE(ktimer_pclock_remove_with_timers_test),
+	KUNIT_CASE_SLOW(ktimer_pclock_timer_fires_test),
+	KUNIT_CASE_SLOW(ktimer_pclock_step_test),
+	KUNIT_CASE_SLOW(ktimer_pclock_rate_test),
+	KUNIT_CASE_SLOW(ktimer_pclock_unseen_step_test),
+	KUNIT_CASE_SLOW(ktimer_pclock_sleep_never_early_test),
+	KUNIT_CASE_SLOW(ktimer_pclock_read_error_test),
+	KUNIT_CASE_SLOW(ktimer_pclock_remove_with_timers_test),
 	KUNIT_CASE(ktimer_pclock_bad_input_test),
 	KUNIT_CASE(ktimer_pclock_ptp_mock_test),
 	{}
