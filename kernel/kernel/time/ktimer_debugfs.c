@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /sys/kernel/debug/ktimers: the per-CPU ktimer bases and their pending
- * timers, in the spirit of /proc/timer_list.
+ * timers, in the spirit of /proc/timer_list.  As there, the listing goes
+ * to the console when there is no seq_file (the watchdog's report).
  */
 
 #include <kunit/visibility.h>
@@ -16,6 +17,15 @@
 /* Enough to see what is going on without holding a base lock for long */
 #define KTIMER_DEBUG_MAX_TIMERS	64
 
+/* kernel/time/timer_list.c's SEQ_printf(): to @m, or to the console */
+#define KT_PRINT(m, fmt, ...)					\
+	do {							\
+		if (m)						\
+			seq_printf(m, fmt, ##__VA_ARGS__);	\
+		else						\
+			pr_cont(fmt, ##__VA_ARGS__);		\
+	} while (0)
+
 static void ktimer_debug_base(struct seq_file *m, struct ktimer_base *base)
 {
 	struct ktimer_clock *clock;
@@ -29,25 +39,25 @@ static void ktimer_debug_base(struct seq_file *m, struct ktimer_base *base)
 		goto unlock;
 
 	now = ktimer_clock_now(clock);
-	seq_printf(m, "cpu %u clock %s (clockid %d): %u pending, now %lld",
-		   base->cpu, clock->name, clock->clockid, base->count, now);
+	KT_PRINT(m, "cpu %u clock %s (clockid %d): %u pending, now %lld",
+		 base->cpu, clock->name, clock->clockid, base->count, now);
 	if (base->next_event != KTIME_MAX)
-		seq_printf(m, ", next event %lld", base->next_event);
-	seq_puts(m, "\n");
+		KT_PRINT(m, ", next event %lld", base->next_event);
+	KT_PRINT(m, "\n");
 
 	for (node = rb_first_cached(&base->queue); node; node = rb_next(node)) {
 		struct ktimer *timer = rb_entry(node, struct ktimer, node);
 
 		if (shown++ == KTIMER_DEBUG_MAX_TIMERS) {
-			seq_printf(m, "  ... %u more\n",
-				   base->count - KTIMER_DEBUG_MAX_TIMERS);
+			KT_PRINT(m, "  ... %u more\n",
+				 base->count - KTIMER_DEBUG_MAX_TIMERS);
 			break;
 		}
-		seq_printf(m, "  #%u: %ps expires %lld (in %lld ns) interval %lld overrun %u%s\n",
-			   shown - 1, timer->function, timer->expires,
-			   timer->expires - now, timer->interval,
-			   timer->overrun,
-			   base->running == timer ? " [running]" : "");
+		KT_PRINT(m, "  #%u: %ps expires %lld (in %lld ns) interval %lld overrun %u%s\n",
+			 shown - 1, timer->function, timer->expires,
+			 timer->expires - now, timer->interval,
+			 timer->overrun,
+			 base->running == timer ? " [running]" : "");
 	}
 unlock:
 	raw_spin_unlock_irq(&base->lock);
@@ -55,7 +65,7 @@ unlock:
 
 /**
  * ktimer_debug_show - print every registered clock's bases and timers
- * @m: the seq_file to print to
+ * @m: the seq_file to print to, or NULL for the console
  * @v: unused
  *
  * Return: 0.
@@ -65,20 +75,20 @@ int ktimer_debug_show(struct seq_file *m, void *v)
 	unsigned int cpu;
 	int i;
 
-	seq_printf(m, "ktimers: %s-resolution engine, resolution %u ns\n",
-		   ktimer_highres_enabled() ? "high" : "low",
-		   ktimer_clock_resolution(NULL));
+	KT_PRINT(m, "ktimers: %s-resolution engine, resolution %u ns\n",
+		 ktimer_highres_enabled() ? "high" : "low",
+		 ktimer_clock_resolution(NULL));
 	/* proof that syscalls took the ktimer path (CONFIG_KTIMER_USERS) */
-	seq_printf(m, "users: %s, nanosleep %lu, itimer %lu, posix_timer %lu, timerfd %lu, pclock %lu\n",
-		   ktimer_serves(CLOCK_MONOTONIC) ? "on" : "off",
-		   ktimer_user_calls_count(KTIMER_USER_NANOSLEEP),
-		   ktimer_user_calls_count(KTIMER_USER_ITIMER),
-		   ktimer_user_calls_count(KTIMER_USER_POSIX_TIMER),
-		   ktimer_user_calls_count(KTIMER_USER_TIMERFD),
-		   ktimer_user_calls_count(KTIMER_USER_PCLOCK));
+	KT_PRINT(m, "users: %s, nanosleep %lu, itimer %lu, posix_timer %lu, timerfd %lu, pclock %lu\n",
+		 ktimer_serves(CLOCK_MONOTONIC) ? "on" : "off",
+		 ktimer_user_calls_count(KTIMER_USER_NANOSLEEP),
+		 ktimer_user_calls_count(KTIMER_USER_ITIMER),
+		 ktimer_user_calls_count(KTIMER_USER_POSIX_TIMER),
+		 ktimer_user_calls_count(KTIMER_USER_TIMERFD),
+		 ktimer_user_calls_count(KTIMER_USER_PCLOCK));
 	for_each_possible_cpu(cpu) {
-		seq_printf(m, "cpu %u%s\n", cpu,
-			   cpu_online(cpu) ? "" : " (offline)");
+		KT_PRINT(m, "cpu %u%s\n", cpu,
+			 cpu_online(cpu) ? "" : " (offline)");
 		for (i = 0; i < KTIMER_MAX_CLOCKS; i++)
 			ktimer_debug_base(m, ktimer_cpu_base(cpu, i));
 	}

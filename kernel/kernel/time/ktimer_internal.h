@@ -62,6 +62,35 @@ static inline struct ktimer_base *ktimer_cpu_base(unsigned int cpu, int index)
 
 int ktimer_debug_show(struct seq_file *m, void *v);
 
+/**
+ * struct ktimer_overdue - the most overdue timer, as ktimer_overdue() found it
+ * @late:	how long it is overdue, in ns; 0 if no timer is
+ * @cpu:	the CPU whose queue holds it
+ * @function:	its callback
+ * @clock:	the name of its clock
+ */
+struct ktimer_overdue {
+	s64		late;
+	unsigned int	cpu;
+	void		(*function)(void *data);
+	char		clock[16];
+};
+
+/**
+ * struct ktimer_watchdog_state - what the watchdog keeps from scan to scan
+ * @overdue:	the last scan found a timer overdue beyond the limit
+ * @reported:	the stall in progress was printed
+ */
+struct ktimer_watchdog_state {
+	bool	overdue;
+	bool	reported;
+};
+
+s64 ktimer_overdue(const struct ktimer_clock *only,
+		   struct ktimer_overdue *worst);
+bool ktimer_watchdog_report(struct ktimer_watchdog_state *state, s64 late,
+			    s64 limit);
+
 /* For the KUnit tests of ktimer_pclock.c: a resync, as once a second */
 void ktimer_pclock_test_resync(struct ktimer_pclock *kp);
 

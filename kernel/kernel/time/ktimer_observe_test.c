@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests for what ktimers show of themselves: the trace events, the
- * /sys/kernel/debug/ktimers listing, and the lock round trips lockdep
- * counts.
+ * /sys/kernel/debug/ktimers listing and its console copy, the watchdog's
+ * scan for overdue timers, and the lock round trips lockdep counts.
  */
 
 #include <kunit/test.h>
@@ -22,8 +22,11 @@
 #include <linux/string.h>
 #include <linux/trace.h>
 #include <linux/trace_events.h>
+#include <linux/tracepoint.h>
+#include <trace/events/printk.h>
 
 #include "ktimer_internal.h"
+#include "ktimer_test.h"
 
 #ifdef CONFIG_LOCKDEP
 #include <trace/events/lock.h>
@@ -393,6 +396,141 @@ static void ktimer_debugfs_listing_test(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, expect));
 }
 
+DEFINE_FAKE_CLOCK(watched_clock, 1);
+
+static void unregister_watched_clock(void *unused)
+{
+	WARN_ON(ktimer_unregister_clock(&watched_clock));
+}
+
+/*
+ * The watchdog's scan: a timer is overdue by how long its queue holds it
+ * past its expiry, on the clock it is queued on; stopped, it is not.
+ */
+static void ktimer_watchdog_overdue_test(struct kunit *test)
+{
+	ktime_t expiry = 10LL * NSEC_PER_SEC, late = 3600LL * NSEC_PER_SEC;
+	struct ktimer_overdue worst;
+	struct ktimer timer;
+
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current,
+			cpumask_of(raw_smp_processor_id())), 0);
+	WRITE_ONCE(watched_clock_now, NSEC_PER_SEC);
+	KUNIT_ASSERT_EQ(test, ktimer_register_clock(&watched_clock), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+			unregister_watched_clock, NULL), 0);
+	ktimer_init_on_stack(&timer, &watched_clock);
+	timer.function = debugfs_marker;
+
+	KUNIT_EXPECT_EQ(test, ktimer_overdue(&watched_clock, &worst), 0);
+	KUNIT_ASSERT_EQ(test, start_ktimer(&timer, &expiry, KTIMER_ABS), 0);
+	KUNIT_EXPECT_EQ(test, ktimer_overdue(&watched_clock, &worst), 0);
+	WRITE_ONCE(watched_clock_now, expiry);
+	KUNIT_EXPECT_EQ(test, ktimer_overdue(&watched_clock, &worst), 0);
+
+	WRITE_ONCE(watched_clock_now, expiry + late);
+	KUNIT_EXPECT_EQ(test, ktimer_overdue(&watched_clock, &worst), late);
+	KUNIT_EXPECT_EQ(test, worst.late, late);
+	KUNIT_EXPECT_EQ(test, worst.cpu, raw_smp_processor_id());
+	KUNIT_EXPECT_TRUE(test, worst.function == debugfs_marker);
+	KUNIT_EXPECT_STREQ(test, worst.clock, "watched_clock");
+	/* The scan of the softirq's clocks does not see a manual clock */
+	KUNIT_EXPECT_LT(test, ktimer_overdue(NULL, &worst), late / 2);
+
+	stop_ktimer(&timer);
+	KUNIT_EXPECT_EQ(test, ktimer_overdue(&watched_clock, &worst), 0);
+	destroy_ktimer_on_stack(&timer);
+}
+
+/*
+ * A stall is printed when two scans in a row find a timer more than the
+ * limit overdue (one scan may fall between a step of CLOCK_REALTIME and
+ * the run that follows it), and once until a scan finds none.
+ */
+static void ktimer_watchdog_report_test(struct kunit *test)
+{
+	struct ktimer_watchdog_state state = {};
+	const s64 limit = 10LL * NSEC_PER_SEC;
+
+	KUNIT_EXPECT_FALSE(test, ktimer_watchdog_report(&state, 0, limit));
+	KUNIT_EXPECT_FALSE(test, ktimer_watchdog_report(&state, limit, limit));
+	KUNIT_EXPECT_FALSE(test, ktimer_watchdog_report(&state, limit, limit));
+	KUNIT_EXPECT_FALSE(test, ktimer_watchdog_report(&state, limit + 1, limit));
+	KUNIT_EXPECT_TRUE(test, ktimer_watchdog_report(&state, limit + 1, limit));
+	KUNIT_EXPECT_FALSE(test, ktimer_watchdog_report(&state, 2 * limit, limit));
+	KUNIT_EXPECT_FALSE(test, ktimer_watchdog_report(&state, 3 * limit, limit));
+	/* a scan without a stall ends it: the next one is printed */
+	KUNIT_EXPECT_FALSE(test, ktimer_watchdog_report(&state, 0, limit));
+	KUNIT_EXPECT_FALSE(test, ktimer_watchdog_report(&state, 2 * limit, limit));
+	KUNIT_EXPECT_TRUE(test, ktimer_watchdog_report(&state, 2 * limit, limit));
+	/* a step: overdue at one scan only */
+	KUNIT_EXPECT_FALSE(test, ktimer_watchdog_report(&state, 0, limit));
+	KUNIT_EXPECT_FALSE(test, ktimer_watchdog_report(&state, 3600 * limit, limit));
+	KUNIT_EXPECT_FALSE(test, ktimer_watchdog_report(&state, 0, limit));
+}
+
+#ifdef CONFIG_TRACEPOINTS
+
+/* What the test's own task printed, through printk's console tracepoint */
+static struct {
+	struct task_struct	*task;
+	char			*buf;
+	size_t			size;
+	size_t			len;
+} printed;
+
+static void record_printed(void *data, const char *text, size_t len)
+{
+	if (current != READ_ONCE(printed.task) ||
+	    printed.len + len + 2 > printed.size)
+		return;
+	memcpy(printed.buf + printed.len, text, len);
+	printed.len += len;
+	printed.buf[printed.len++] = '\n';
+	printed.buf[printed.len] = '\0';
+}
+
+/* The watchdog's report lists the bases on the console as the file does */
+static void ktimer_console_listing_test(struct kunit *test)
+{
+	ktime_t far = 3600LL * NSEC_PER_SEC;
+	struct ktimer timer;
+	char expect[64];
+
+	printed.size = 64 * 1024;
+	printed.buf = kunit_kzalloc(test, printed.size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, printed.buf);
+	printed.len = 0;
+	ktimer_init_on_stack(&timer, &ktimer_clock_realtime);
+	timer.function = debugfs_marker;
+	KUNIT_ASSERT_EQ(test, start_ktimer(&timer, &far, KTIMER_REL), 0);
+	snprintf(expect, sizeof(expect), "expires %lld ", timer.expires);
+
+	KUNIT_ASSERT_EQ(test, register_trace_console(record_printed, NULL), 0);
+	WRITE_ONCE(printed.task, current);
+	KUNIT_EXPECT_EQ(test, ktimer_debug_show(NULL, NULL), 0);
+	WRITE_ONCE(printed.task, NULL);
+	unregister_trace_console(record_printed, NULL);
+	tracepoint_synchronize_unregister();
+	stop_ktimer(&timer);
+	destroy_ktimer_on_stack(&timer);
+
+	KUNIT_EXPECT_NOT_NULL(test, strstr(printed.buf, "resolution engine"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(printed.buf, "clock monotonic"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(printed.buf, "clock realtime"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(printed.buf, "debugfs_marker"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(printed.buf, expect));
+}
+
+#else /* !CONFIG_TRACEPOINTS */
+
+static void ktimer_console_listing_test(struct kunit *test)
+{
+	kunit_skip(test, "needs CONFIG_TRACEPOINTS (printk's console tracepoint)");
+}
+
+#endif /* CONFIG_TRACEPOINTS */
+
 #ifdef CONFIG_LOCKDEP
 
 /*
@@ -535,6 +673,9 @@ static void ktimer_lock_round_trips_test(struct kunit *test)
 static struct kunit_case ktimer_observe_cases[] = {
 	KUNIT_CASE(ktimer_trace_events_test),
 	KUNIT_CASE(ktimer_debugfs_listing_test),
+	KUNIT_CASE(ktimer_console_listing_test),
+	KUNIT_CASE(ktimer_watchdog_overdue_test),
+	KUNIT_CASE(ktimer_watchdog_report_test),
 	KUNIT_CASE(ktimer_lock_round_trips_test),
 	{}
 };
