@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common import ToolError, format_duration, progress, rel
+from common import KTIMER_WATCHDOG_ARG, ToolError, format_duration, progress, rel
 
 QEMU_CONFIGS = "tools/testing/kunit/qemu_configs"
 HEARTBEAT_SECONDS = 60
@@ -62,7 +62,7 @@ def qemu_params(tree, arch_name):
 def kernel_args(params, users_on, extra=()):
     """extra: more arguments; NAME=value ones the kernel does not know reach /init's environment."""
     # slab_nomerge: /init counts the live objects of a slab cache of ours (report_pclock_objects)
-    return ["kunit.enable=0", "rdinit=/init", "panic=-1", "slab_nomerge", params.console, f"ktimer.users={1 if users_on else 0}",
+    return ["kunit.enable=0", "rdinit=/init", "panic=-1", KTIMER_WATCHDOG_ARG, "slab_nomerge", params.console, f"ktimer.users={1 if users_on else 0}",
             *extra]
 
 

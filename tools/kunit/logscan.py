@@ -1,7 +1,8 @@
 """Scan a kernel console log for problems that must fail a run even if every test passed.
 
 Finds WARNING splats, BUG/Oops/panics, lockdep, UBSAN/KASAN/KCSAN, debugobjects,
-hung tasks, RCU stalls, kmemleak reports, objects of ours left alive and bare stack dumps. Each report (its first line up to
+hung tasks, RCU stalls, overdue ktimers (ktimer.watchdog=), kmemleak reports, objects of ours left alive
+and bare stack dumps. Each report (its first line up to
 "---[ end trace") is one finding, so its backtrace is not reported again.
 
 Tests that provoke a warning on purpose print
@@ -20,7 +21,7 @@ ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1bc")
 
 MARKER_RE = re.compile(r"ktimer-test: expect-warning-(begin|end)\s+(\S+)")
 CUT_HERE_RE = re.compile(r"-+\[ cut here \]-+")
-END_RE = re.compile(r"---\[ end (trace|Kernel panic)")
+END_RE = re.compile(r"---\[ end (trace|Kernel panic|ktimer watchdog report)")
 # The first line of a WARN report's body, after the WARNING: line and its message
 WARN_REPORT_BODY_RE = re.compile(r"^(?:Modules linked in:|CPU: \d+ )")
 WARN_SPLAT_RE = re.compile(r"^WARNING: (?:CPU: \d+ PID: \d+ at |at )")
@@ -48,6 +49,8 @@ START_PATTERNS = [
     ("hung-task", re.compile(r"INFO: task .* blocked for more than"), False),
     ("rcu-stall", re.compile(r"INFO: rcu_\w+ .*detected .*stall"), False),
     ("lockup", re.compile(r"detected hard LOCKUP|soft lockup"), True),
+    # ktimer.watchdog=: a timer stayed queued past its expiry; bases and blocked tasks follow
+    ("ktimer-watchdog", re.compile(r"^ktimer: watchdog: .* overdue$"), True),
     # what /sys/kernel/debug/kmemleak reports, printed by the guest's /init (kmemleak configuration)
     ("kmemleak", re.compile(r"^unreferenced object 0x"), False),
     # objects of a slab cache of ours still alive after the programs (the guest's /init counts them)

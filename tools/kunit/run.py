@@ -32,7 +32,7 @@ from kunit import crosscheck, ktap, logscan, matrix
 from common import steps
 from common.arches import get_arch
 from common.git import git
-from common import KUNIT_BUILD_DIR, REPO_ROOT, RESULTS_DIR, ToolError, format_duration, progress, rel
+from common import KTIMER_WATCHDOG_ARG, KUNIT_BUILD_DIR, REPO_ROOT, RESULTS_DIR, ToolError, format_duration, progress, rel
 from setup.tree import kernel_version_in
 
 KUNIT_PY = "tools/testing/kunit/kunit.py"
@@ -129,7 +129,7 @@ def kunit_command(arch, build_dir, kunitconfigs, jobs, timeout, use_ccache=True,
     cmd += [f"--timeout={timeout}", "--raw_output=all",
             # Reboot right after a panic: with -no-reboot QEMU then exits instead of
             # sitting out the whole timeout.
-            "--kernel_args=panic=-1"]
+            "--kernel_args=panic=-1", f"--kernel_args={KTIMER_WATCHDOG_ARG}"]
     cmd += [f"--kernel_args={arg}" for arg in (*arch.kernel_args, *kernel_args)]
     make_option = ccache_make_option(arch) if use_ccache and not boot_only else None
     if make_option:

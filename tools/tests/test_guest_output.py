@@ -8,7 +8,7 @@ from guest.output import ERROR, FAIL, MISS, PASS, SKIP
 CONSOLE = """\
 [    0.000000] Linux version 6.12.118 ...
 guest: boot 6.12.118-gf4500818024e i686
-guest: cmdline kunit.enable=0 rdinit=/init panic=-1 console=ttyS0 ktimer.users=1
+guest: cmdline kunit.enable=0 rdinit=/init panic=-1 ktimer.watchdog=20 console=ttyS0 ktimer.users=1
 guest: counters before users: on, nanosleep 0
 guest: begin nanosleep
 guest: begin nsleep-lat

@@ -74,7 +74,7 @@ class CommandTest(unittest.TestCase):
             "python3", "tools/testing/kunit/kunit.py", "run", "--arch=i386",
             "--build_dir=/r/build/kunit/i386-default", "--kunitconfig=/r/.kunitconfig",
             "--qemu_args=-smp 2", "--jobs=2", "--timeout=1200", "--raw_output=all",
-            "--kernel_args=panic=-1", "--kernel_args=tsc=reliable", "--make_options=CC=ccache gcc"])
+            "--kernel_args=panic=-1", "--kernel_args=ktimer.watchdog=20", "--kernel_args=tsc=reliable", "--make_options=CC=ccache gcc"])
 
     def test_arm_command_cross_compiles_through_ccache(self):
         with mock.patch.object(kunit_run.ccache, "available", return_value=True):
@@ -104,7 +104,7 @@ class CommandTest(unittest.TestCase):
         self.assertIn("--qemu_args=-smp 1", cmd)
         self.assertNotIn("--qemu_args=-smp 2", cmd)
         kernel_args = [arg for arg in cmd if arg.startswith("--kernel_args=")]
-        self.assertEqual(kernel_args, ["--kernel_args=panic=-1", "--kernel_args=ktimer.highres=0",
+        self.assertEqual(kernel_args, ["--kernel_args=panic=-1", "--kernel_args=ktimer.watchdog=20", "--kernel_args=ktimer.highres=0",
                                        "--kernel_args=foo=a b"])
 
     def test_filter_glob_comes_last(self):
@@ -116,7 +116,7 @@ class CommandTest(unittest.TestCase):
         arch = arches.Arch("x", kernel_args=("tsc=reliable",))
         cmd = kunit_run.kunit_command(arch, "/b", ["/k"], 1, 1, use_ccache=False, kernel_args=("ktimer.highres=0",))
         self.assertEqual([a for a in cmd if a.startswith("--kernel_args")],
-                         ["--kernel_args=panic=-1", "--kernel_args=tsc=reliable", "--kernel_args=ktimer.highres=0"])
+                         ["--kernel_args=panic=-1", "--kernel_args=ktimer.watchdog=20", "--kernel_args=tsc=reliable", "--kernel_args=ktimer.highres=0"])
 
     def test_x86_guests_trust_their_tsc(self):
         self.assertEqual(arches.get_arch("i386").kernel_args, ("tsc=reliable",))
@@ -135,7 +135,7 @@ class CommandTest(unittest.TestCase):
             "python3", "tools/testing/kunit/kunit.py", "exec", "--arch=i386",
             "--build_dir=/r/build/kunit/i386-default", "--kunitconfig=/k",
             "--qemu_args=-smp 2", "--timeout=1200", "--raw_output=all",
-            "--kernel_args=panic=-1", "--kernel_args=tsc=reliable", "--kernel_args=ktimer.highres=0"])
+            "--kernel_args=panic=-1", "--kernel_args=ktimer.watchdog=20", "--kernel_args=tsc=reliable", "--kernel_args=ktimer.highres=0"])
 
     def test_every_arch_entry_is_complete(self):
         for arch in arches.ARCHES.values():
@@ -380,7 +380,7 @@ class RunSuitesTest(TempDirTestCase):
         argv = json.loads(self.argv_file.read_text())["argv"]
         self.assertIn(f"--build_dir={self.tmp / 'kunit' / 'i386-default'}", argv)
         self.assertIn(f"--kunitconfig={self.tmp / 'kunit' / 'i386-default' / '.kunitconfig'}", argv)
-        self.assertEqual(argv[-4:-1], ["--kernel_args=panic=-1", "--kernel_args=tsc=reliable",
+        self.assertEqual(argv[-5:-1], ["--kernel_args=panic=-1", "--kernel_args=ktimer.watchdog=20", "--kernel_args=tsc=reliable",
                                        "--kernel_args=ktimer.highres=0"])
         self.assertIn("--qemu_args=-smp 2", argv)
         self.assertTrue((self.tmp / "results" / "i386-lowres" / "results.json").is_file())
@@ -421,7 +421,7 @@ class RunSuitesTest(TempDirTestCase):
         self.assertIn(f"--kunitconfig={effective}", argv)
         self.assertIn("--qemu_args=-smp 1", argv)
         self.assertEqual([a for a in argv if a.startswith("--kernel_args")],
-                         ["--kernel_args=panic=-1", "--kernel_args=tsc=reliable"])
+                         ["--kernel_args=panic=-1", "--kernel_args=ktimer.watchdog=20", "--kernel_args=tsc=reliable"])
         lines = effective.read_text().splitlines()
         self.assertIn("# CONFIG_SMP is not set", lines)
         self.assertIn("# CONFIG_HOTPLUG_CPU is not set", lines)

@@ -185,6 +185,19 @@ class CrashTest(unittest.TestCase):
         self.assertEqual(kinds(scan("guest: slab ktimer_pclock: 16 object(s)")), ["leak"])
         self.assertEqual(kinds(scan("guest: slab ktimer_pclock: 0 object(s)")), [])
 
+    def test_ktimer_watchdog_report_is_one_finding(self):
+        report = ["ktimer: watchdog: sleeper_fn on CPU 1 (clock realtime) is 12034 ms overdue",
+                  "ktimers: high-resolution engine, resolution 1 ns",
+                  "cpu 1 clock realtime (clockid 0): 1 pending, now 1733500000000000000",
+                  "  #0: sleeper_fn expires 1733499988000000000 (in -12034000000 ns) interval 0 overrun 0",
+                  "task:kunit_try_catch state:D stack:0     pid:40    tgid:40    ppid:2      flags:0x00004000",
+                  "Call Trace:",
+                  " __schedule+0x2a0/0x8c0",
+                  "---[ end ktimer watchdog report ]---",
+                  "    ok 3 ktimer_sleep_test"]
+        found = scan("\n".join(report)).findings
+        self.assertEqual([(finding.kind, finding.line) for finding in found], [("ktimer-watchdog", 1)])
+
     def test_a_leak_count_that_could_not_be_taken_fails_too(self):
         line = "guest: slab ktimer_pclock: merged with another cache, not counted (boot with slab_nomerge)"
         self.assertEqual(kinds(scan(line)), ["leak-check"])
