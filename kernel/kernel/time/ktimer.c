@@ -356,7 +356,8 @@ static struct ktimer_base *ktimer_switch_base(struct ktimer *timer,
  * the mode asks for the check; FORWARD and REARM always end in the future.
  * The clock is read only when the mode needs it: ABS, INCR and RESTART
  * with KTIMER_NOCHECK queue without it, as hrtimer_start() does, so
- * ->expired is set here only when the expiry is refused.
+ * ->expired is set here only when the expiry is refused.  FORWARD and
+ * REARM read it once their period has passed its check.
  */
 static int ktimer_set_expiry(struct ktimer *timer, struct ktimer_clock *clock,
 			     const ktime_t *tim, int mode)
@@ -364,8 +365,8 @@ static int ktimer_set_expiry(struct ktimer *timer, struct ktimer_clock *clock,
 	int how = mode & ~KTIMER_NOCHECK;
 	ktime_t now = 0, period;
 
-	if (!(mode & KTIMER_NOCHECK) || how == KTIMER_REL ||
-	    how == KTIMER_FORWARD || how == KTIMER_REARM)
+	if ((!(mode & KTIMER_NOCHECK) || how == KTIMER_REL) &&
+	    how != KTIMER_FORWARD && how != KTIMER_REARM)
 		now = ktimer_now(clock);
 
 	switch (how) {
@@ -383,11 +384,14 @@ static int ktimer_set_expiry(struct ktimer *timer, struct ktimer_clock *clock,
 		/*
 		 * Read once, under the base lock: a callback on another CPU
 		 * may end the period (->interval = 0) after
-		 * ktimer_check_start() looked at it.
+		 * ktimer_check_start() looked at it, or while the clock is
+		 * read, which comes after the check so that it cannot be
+		 * wasted on a refused period.
 		 */
 		period = how == KTIMER_FORWARD ? *tim : READ_ONCE(timer->interval);
 		if (WARN_ON_ONCE(period <= 0))
 			return -EINVAL;
+		now = ktimer_now(clock);
 		ktimer_forward_past(timer, now, period);
 		return 0;
 	case KTIMER_RESTART:

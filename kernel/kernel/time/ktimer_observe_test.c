@@ -410,15 +410,18 @@ static void unregister_watched_clock(void *unused)
 static void ktimer_watchdog_overdue_test(struct kunit *test)
 {
 	ktime_t expiry = 10LL * NSEC_PER_SEC, late = 3600LL * NSEC_PER_SEC;
+	unsigned int cpu = raw_smp_processor_id();
 	struct ktimer_overdue worst;
 	struct ktimer timer;
+	int ret;
 
-	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current,
-			cpumask_of(raw_smp_processor_id())), 0);
+	/* the timer goes to this CPU's queue */
+	ret = set_cpus_allowed_ptr(current, cpumask_of(cpu));
+	KUNIT_ASSERT_EQ(test, ret, 0);
 	WRITE_ONCE(watched_clock_now, NSEC_PER_SEC);
 	KUNIT_ASSERT_EQ(test, ktimer_register_clock(&watched_clock), 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
-			unregister_watched_clock, NULL), 0);
+	ret = kunit_add_action_or_reset(test, unregister_watched_clock, NULL);
+	KUNIT_ASSERT_EQ(test, ret, 0);
 	ktimer_init_on_stack(&timer, &watched_clock);
 	timer.function = debugfs_marker;
 
@@ -431,7 +434,7 @@ static void ktimer_watchdog_overdue_test(struct kunit *test)
 	WRITE_ONCE(watched_clock_now, expiry + late);
 	KUNIT_EXPECT_EQ(test, ktimer_overdue(&watched_clock, &worst), late);
 	KUNIT_EXPECT_EQ(test, worst.late, late);
-	KUNIT_EXPECT_EQ(test, worst.cpu, raw_smp_processor_id());
+	KUNIT_EXPECT_EQ(test, worst.cpu, cpu);
 	KUNIT_EXPECT_TRUE(test, worst.function == debugfs_marker);
 	KUNIT_EXPECT_STREQ(test, worst.clock, "watched_clock");
 	/* The scan of the softirq's clocks does not see a manual clock */

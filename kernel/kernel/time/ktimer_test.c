@@ -1400,6 +1400,68 @@ static void rearm_then_try_stop_self(struct test_timer *tt)
 	tt->action_ret = try_to_stop_ktimer(&tt->timer);
 }
 
+/*
+ * A clock whose read ends the period of period_ender_target, as a callback
+ * on another CPU may at any time.  A re-arm reads the clock between its
+ * read of the period and the use of it.
+ */
+static struct ktimer *period_ender_target;
+
+static ktime_t period_ender_get_time(void)
+{
+	struct ktimer *timer = READ_ONCE(period_ender_target);
+
+	if (timer)
+		WRITE_ONCE(timer->interval, 0);
+	return NOW;
+}
+
+static struct ktimer_clock period_ender = {
+	.name		= "period_ender",
+	.clockid	= CLOCK_MONOTONIC,
+	.get_time	= period_ender_get_time,
+	.resolution	= FAKE_RES,
+	.flags		= KTIMER_CLOCK_MANUAL,
+};
+
+static void unregister_period_ender(void *timer)
+{
+	WRITE_ONCE(period_ender_target, NULL);
+	stop_ktimer(timer);
+	WARN_ON(ktimer_unregister_clock(&period_ender));
+}
+
+/*
+ * KTIMER_REARM reads the period once, under the base lock, and checks it:
+ * the re-arm goes on with that period even when the period ends before
+ * it is used (a second read would divide by zero).  The clock ends it at
+ * the one point between the read and the use, every time, where
+ * ktimer_smp.ktimer_rearm_period_race_test can only try by chance.
+ */
+static void ktimer_rearm_period_read_once_test(struct kunit *test)
+{
+	struct ktimer *timer = kunit_kzalloc(test, sizeof(*timer), GFP_KERNEL);
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, timer);
+	KUNIT_ASSERT_EQ(test, ktimer_register_clock(&period_ender), 0);
+	ktimer_init(timer, &period_ender);
+	timer->function = count_bulk;
+	timer->data = test->priv;
+	ret = kunit_add_action_or_reset(test, unregister_period_ender, timer);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+
+	ktimer_set_expires(timer, NOW - 250);
+	timer->interval = 100;
+	WRITE_ONCE(period_ender_target, timer);
+	ret = start_ktimer(timer, NULL, KTIMER_REARM);
+	WRITE_ONCE(period_ender_target, NULL);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, timer->interval, 0);
+	KUNIT_EXPECT_EQ(test, timer->expires, NOW + 50);
+	KUNIT_EXPECT_EQ(test, timer->overrun, 3);
+}
+
 /* From its own callback try_to_stop_ktimer() never returns -1 */
 static void ktimer_try_stop_from_callback_test(struct kunit *test)
 {
@@ -1736,6 +1798,7 @@ static struct kunit_case ktimer_queue_cases[] = {
 	KUNIT_CASE(ktimer_self_restart_nocheck_test),
 	KUNIT_CASE(ktimer_periodic_stop_from_callback_test),
 	KUNIT_CASE(ktimer_try_stop_from_callback_test),
+	KUNIT_CASE(ktimer_rearm_period_read_once_test),
 	KUNIT_CASE(ktimer_periodic_clear_interval_test),
 	KUNIT_CASE(ktimer_periodic_restart_in_callback_test),
 	KUNIT_CASE(ktimer_refused_restart_stops_periodic_test),

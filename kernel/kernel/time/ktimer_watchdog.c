@@ -28,7 +28,7 @@
 
 static unsigned int ktimer_watchdog_secs;
 module_param_named(watchdog, ktimer_watchdog_secs, uint, 0444);
-MODULE_PARM_DESC(watchdog, "print the ktimer bases and the blocked tasks when a timer is this many seconds overdue (0: off)");
+MODULE_PARM_DESC(watchdog, "seconds overdue that make a ktimer a stall to report (0: off)");
 
 /* How late the first timer of @base is, if its clock is @only's */
 static void ktimer_base_overdue(struct ktimer_base *base,
