@@ -90,7 +90,8 @@ int ktimer_debug_show(struct seq_file *m, void *v)
 		     ktimer_highres_enabled() ? "high" : "low",
 		     ktimer_clock_resolution(NULL));
 	/* proof that syscalls took the ktimer path (CONFIG_KTIMER_USERS) */
-	ktimer_print(m, "users: %s, nanosleep %lu, itimer %lu, posix_timer %lu, timerfd %lu, pclock %lu\n",
+	ktimer_print(m,
+		     "users: %s, nanosleep %lu, itimer %lu, posix_timer %lu, timerfd %lu, pclock %lu\n",
 		     ktimer_serves(CLOCK_MONOTONIC) ? "on" : "off",
 		     ktimer_user_calls_count(KTIMER_USER_NANOSLEEP),
 		     ktimer_user_calls_count(KTIMER_USER_ITIMER),
