@@ -40,7 +40,7 @@ static void ktimer_debug_base(struct seq_file *m, struct ktimer_base *base)
 	struct ktimer_clock *clock;
 	struct rb_node *node;
 	unsigned int shown = 0;
-	char next[32] = "";
+	char next[40] = "";
 	ktime_t now;
 
 	raw_spin_lock_irq(&base->lock);
