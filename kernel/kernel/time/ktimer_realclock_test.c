@@ -1060,7 +1060,7 @@ static int leap_window_read(void *data)
 
 	for (us = 0; us < 2 * USEC_PER_SEC && ktime_get() < w->until; us++) {
 		if (ktime_get_real() >= w->midnight) {
-			w->now = ktimer_clock_now(&ktimer_clock_realtime);
+			w->now = ktimer_clock_realtime.get_time();
 			w->seen = true;
 			break;
 		}
