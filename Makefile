@@ -214,12 +214,18 @@ leakcheck:
 	@status=0; $(KTIMERS) summary --config kmemleak $(LEAK_ARCHES) || status=1; \
 	$(KTIMERS) selftest --tree $(TREE) --config kmemleak $(LEAK_ARCHES) || status=1; exit $$status
 
-## repeat: boot one configuration (CONFIG, default repeat-realclock) BOOTS times (default 100) in a row on ARCH (default i386): the rate of boots that do not pass, their consoles kept under build/findings/repeat/
+## repeat: boot one configuration (CONFIG, default repeat-realclock) BOOTS times (default 100) in a row on ARCH (default i386): the rate of boots that do not pass, their consoles kept under build/findings/repeat/; SELFTESTS=1 boots the guest programs (PROGRAMS="a b", default all) on CONFIG's image in both columns instead, and gives the deepest stack per column
 repeat:
 	@$(KTIMERS) deps $(REPEAT_ARCHES)
 	@$(KTIMERS) tree --tree $(TREE)
 	@$(KTIMERS) apply --tree $(TREE) $(FORCE_FLAG)
+ifeq ($(SELFTESTS),1)
+	@$(KTIMERS) kunit --tree $(TREE) --config $(REPEAT_CONFIG) $(REPEAT_ARCHES)
+	@$(KTIMERS) repeat --tree $(TREE) --config $(REPEAT_CONFIG) --boots $(REPEAT_BOOTS) --selftests \
+		--programs "$(PROGRAMS)" $(REPEAT_ARCHES)
+else
 	@$(KTIMERS) repeat --tree $(TREE) --config $(REPEAT_CONFIG) --boots $(REPEAT_BOOTS) $(REPEAT_ARCHES)
+endif
 
 ## breaks: the project's own user-space programs booted with every expectation inverted (KT_BREAK=1), both columns, per arch in ARCHES: each case must fail (a test must be able to fail)
 breaks:
@@ -279,6 +285,8 @@ help:
 	@echo "  MUTANTS='03 17'  make mutants: only these mutants of mutants/ (default: all)"
 	@echo "  BOOTS=<n>        make bench: boots per configuration (default 5); median and range of the per-boot ratios"
 	@echo "                   make repeat: boots per arch (default 100)"
+	@echo "  SELFTESTS=1      make repeat: boot the guest programs on CONFIG's image, both columns, not its KUnit suites"
+	@echo "  PROGRAMS='a b'   make repeat SELFTESTS=1: only these programs of selftests/plan (default: all)"
 	@echo
 	@echo "Configurations (kunit_configs/matrix):"
 	@$(KTIMERS) matrix | sed 's/^/  /'

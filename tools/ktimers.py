@@ -189,11 +189,23 @@ def cmd_repeat(args):
     failed = False
     for arch in args.arches:
         get_arch(arch)
+    if args.programs and not args.selftests:
+        raise ToolError("--programs names guest programs: it needs --selftests", "add SELFTESTS=1")
+    if args.selftests:
+        from guest import known_failures, plan as selftest_plan, repeat as guest_repeat
+        plan = selftest_plan.load(Path(args.plan))
+        plan = plan.only(args.programs.split()) if args.programs else plan
+        known = known_failures.load(Path(args.known))
     for arch in args.arches:
         if not configuration.runs_on(arch):
             progress("repeat", f"not run: configuration {configuration.name} does not run on this arch", arch)
             continue
-        document = repeat.repeat(Path(args.tree), arch, configuration, args.boots, **run_options(args))
+        if args.selftests:
+            document = guest_repeat.repeat_selftests(Path(args.tree), arch, configuration, plan, known, args.boots,
+                                               timeout=args.timeout, results_root=Path(args.results_dir))
+        else:
+            document = repeat.repeat(Path(args.tree), arch, configuration, args.boots,
+                                     **dict(run_options(args), timeout=args.timeout or 600))
         failed = failed or bool(document["failures"])
     return 1 if failed else None
 
@@ -450,9 +462,18 @@ def build_parser():
     command.add_argument("--boots", type=int, default=100, help="boots per arch (default 100)")
     command.add_argument("--matrix", default=str(MATRIX_FILE), help=argparse.SUPPRESS)
     command.add_argument("--results-dir", default=str(RESULTS_DIR), help=argparse.SUPPRESS)
-    command.add_argument("--timeout", type=int, default=600, help="seconds per boot (default 600)")
+    command.add_argument("--timeout", type=int, default=None,
+                         help="seconds per boot (default 600; with --selftests the plan's timeouts plus a boot "
+                              "allowance)")
     command.add_argument("--jobs", type=int, default=None, help="make -j (default: number of CPUs)")
     command.add_argument("--no-ccache", action="store_true", help="do not compile through ccache")
+    command.add_argument("--selftests", action="store_true",
+                         help="boot the guest programs (both columns) on the configuration's image instead of its "
+                              "KUnit suites; build the image first with `kunit --config NAME`")
+    command.add_argument("--programs", default="", metavar="NAMES",
+                         help="with --selftests: only these programs of the plan (blank-separated)")
+    command.add_argument("--plan", default=str(SELFTEST_PLAN), help=argparse.SUPPRESS)
+    command.add_argument("--known", default=str(KNOWN_FAILURES), help=argparse.SUPPRESS)
 
     command = add("summary", cmd_summary, "print the results table; exit non-zero on any failure")
     command.add_argument("arches", nargs="*", default=list(DEFAULT_ARCHES), help=arch_help)

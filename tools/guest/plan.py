@@ -8,7 +8,7 @@ it as plain lines "<group> <timeout> <test> [args...]" (guest_plan()).
 
 import configparser
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from common import REPO_ROOT, ToolError, rel
@@ -42,6 +42,17 @@ class Plan:
             if names is None or test.name in names:
                 lines.append(" ".join((test.group, str(test.timeout), test.name, *test.args)))
         return "\n".join(lines) + "\n"
+
+    def only(self, names):
+        """The plan narrowed to the tests in `names` (run order and groups kept): `make repeat PROGRAMS=`."""
+        unknown = sorted(set(names) - {test.name for test in self.tests})
+        if unknown:
+            raise ToolError(f"{', '.join(unknown)}: not a test that {rel(self.path)} runs",
+                            f"name tests of its sections: {' '.join(test.name for test in self.tests)}")
+        left_out = dict(self.left_out)
+        left_out.update({test.name: "not among the programs asked for" for test in self.tests
+                         if test.name not in names})
+        return replace(self, tests=tuple(test for test in self.tests if test.name in names), left_out=left_out)
 
     def worst_case_seconds(self):
         """How long the tests may take in the guest if each group runs into its longest timeout."""

@@ -84,7 +84,8 @@ def run_arch(tree, arch_name, plan, known, timeout=None, results_root=RESULTS_DI
              kunit_build_root=KUNIT_BUILD_DIR, configuration=None):
     """Run both columns on one arch; returns the results document (also in results.json).
 
-    configuration (of kunit_configs/matrix) picks the image; None is `default`."""
+    configuration (of kunit_configs/matrix) picks the image, and its kernel_args are added to both
+    columns' command lines; None is `default`."""
     start = time.time()
     arch = get_arch(arch_name)
     config = configuration.name if configuration else KERNEL_BUILD
@@ -97,6 +98,8 @@ def run_arch(tree, arch_name, plan, known, timeout=None, results_root=RESULTS_DI
     image = guest_build.build(tree, arch_name, plan)
     timeout = timeout or plan.worst_case_seconds() + guest_qemu.BOOT_ALLOWANCE_SECONDS
     planned = [test.name for test in plan.tests if test.name in image.built]
+    # the configuration's own kernel_args (the hang detectors of repeat-posix)
+    extra_args = configuration.kernel_args if configuration else ()
     runs, boots, consoles, problems, findings, statuses = {}, {}, {}, [], [], []
     for column, users_on in ((ON, True), (OFF, False)):
         label = f"{arch_name}-{column}"
@@ -104,7 +107,7 @@ def run_arch(tree, arch_name, plan, known, timeout=None, results_root=RESULTS_DI
         progress("selftest", f"{column} path: ktimer.users={int(users_on)}, {len(planned)} test(s), "
                              f"timeout {timeout}s", label)
         boot, runs[column], trouble = boot_column(params, kernel, image.initramfs, arch, users_on, consoles[column],
-                                                  timeout, label, planned, on_line=echo(label))
+                                                  timeout, label, planned, extra_args=extra_args, on_line=echo(label))
         boots[column] = boot.seconds
         if trouble:
             statuses.append(trouble[0])

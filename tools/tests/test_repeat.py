@@ -3,6 +3,7 @@ import json
 from helpers import MATRIX_TEXT, TempDirTestCase, quiet, write, write_matrix
 
 import ktimers
+from guest import plan as selftest_plan, repeat as guest_repeat
 from kunit import matrix, repeat
 
 MATRIX = MATRIX_TEXT + """\
@@ -60,6 +61,51 @@ class RepeatTest(TempDirTestCase):
         saved = json.loads((self.tmp / "results" / "i386-repeat-realclock-repeat.json").read_text())
         self.assertEqual(saved["rate"], 0.5)
 
+    def test_the_deepest_kunit_stack_of_all_boots(self):
+        boots = FakeBoots(["PASS", "PASS"])
+        depth = {1: 6000, 2: 5500}
+
+        def run_suites(tree, arch, configuration, results_root=None, **options):
+            document = boots(tree, arch, configuration, results_root=results_root, **options)
+            write(results_root / configuration.results_name(arch) / "console.log",
+                  f"kunit_try_catch (9) used greatest stack depth: {depth[len(boots.calls)]} bytes left\n")
+            return document
+
+        doc = quiet(repeat.repeat, self.tmp / "tree", "i386", self.configuration, 2, 600,
+                    results_root=self.tmp / "results", findings_root=self.tmp / "findings", run_suites=run_suites)[0]
+        self.assertEqual(doc["deepest_stack"], {"kunit": {"task": "kunit_try_catch", "bytes_left": 5500,
+                                                          "used": 2692, "boot": 2}})
+        self.assertIn("deepest stack kunit: 2692 B used by kunit_try_catch (boot 2)", repeat.summary_line(doc))
+
+    def test_guest_programs_both_columns(self):
+        calls = []
+
+        def run_arch(tree, arch, plan, known, timeout=None, results_root=None, configuration=None):
+            calls.append((arch, plan, configuration.name, timeout))
+            result_dir = results_root / f"{arch}-selftests-repeat-realclock"
+            boot = len(calls)
+            for column, left in (("ktimer", 5000 + boot), ("hrtimer", 5100)):
+                write(result_dir / f"console-{column}.log",
+                      f"posix_timers ({boot}) used greatest stack depth: {left} bytes left\n")
+            write(result_dir / "results.json", "{}")
+            status = "FAIL" if boot == 2 else "PASS"
+            return {"status": status, "problems": ["ktimer column: posix_timers FAIL"] if boot == 2 else [],
+                    "findings": [], "duration_s": 100.0}
+
+        plan = selftest_plan.load().only(["posix_timers"])
+        doc = quiet(guest_repeat.repeat_selftests, self.tmp / "tree", "arm", self.configuration, plan, "KNOWN", 3,
+                    results_root=self.tmp / "results", findings_root=self.tmp / "findings", run_arch=run_arch)[0]
+        self.assertEqual(calls, [("arm", plan, "repeat-realclock", None)] * 3)
+        self.assertEqual(doc["config"], "selftests repeat-realclock: posix_timers")
+        self.assertEqual(doc["deepest_stack"]["ktimer"], {"task": "posix_timers", "bytes_left": 5001,
+                                                          "used": 3191, "boot": 1})
+        self.assertEqual(doc["deepest_stack"]["hrtimer"]["used"], 3092)
+        self.assertEqual([(f["boot"], f["problem"]) for f in doc["failures"]],
+                         [(2, "ktimer column: posix_timers FAIL")])
+        kept = sorted(p.name for p in (self.tmp / "findings").rglob("boot-002/*"))
+        self.assertEqual(kept, ["console-hrtimer.log", "console-ktimer.log", "results.json"])
+        self.assertTrue((self.tmp / "results" / "arm-selftests-repeat-realclock-repeat.json").is_file())
+
     def test_the_rate_bound(self):
         # no failure in 300 boots: below 1% (the rule of three)
         self.assertAlmostEqual(repeat.upper_bound_95(0, 300), 0.00994, places=4)
@@ -72,6 +118,9 @@ class RepeatTest(TempDirTestCase):
         code, out, _ = quiet(ktimers.main, ["repeat", "--matrix", str(self.matrix_path), "--config", "armonly",
                                             "--boots", "2", "i386"])
         self.assertIn("does not run on this arch", out)
+        code, _, err = quiet(ktimers.main, ["repeat", "--programs", "posix_timers", "i386"])
+        self.assertNotEqual(code, 0)
+        self.assertIn("it needs --selftests", err)
         code, _, err = quiet(ktimers.main, ["repeat", "--boots", "0", "i386"])
         self.assertNotEqual(code, 0)
         self.assertIn("at least one boot", err)

@@ -57,6 +57,16 @@ class PlanTest(TempDirTestCase):
                                      "sleepers 60 nanosleep", "leap-a-day 120 leap-a-day -i 2"])
         self.assertEqual(self.load(PLAN).guest_plan(["nanosleep"]).splitlines()[1:], ["sleepers 60 nanosleep"])
 
+    def test_only_some_programs(self):
+        plan = self.load(PLAN).only(["nanosleep", "posix_timers"])
+        self.assertEqual([(t.name, t.group) for t in plan.tests], [("posix_timers", "posix_timers"),
+                                                                    ("nanosleep", "sleepers")])
+        self.assertEqual(plan.left_out["raw_skew"], "not among the programs asked for")
+        self.assertEqual(plan.left_out["rtcpie"], "no RTC in the guest")
+        with self.assertRaises(ToolError) as caught:
+            self.load(PLAN).only(["nanosleep", "rtcpie", "nope"])
+        self.assertIn("nope, rtcpie: not a test that", str(caught.exception))
+
     def test_worst_case_counts_a_group_once(self):
         self.assertEqual(self.load(PLAN).worst_case_seconds(), 120 + 200 + 120)
 
