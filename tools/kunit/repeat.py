@@ -47,13 +47,26 @@ def keep_failure(result_dir, findings_dir, boot, names=KUNIT_FILES):
     return target
 
 
+def failed_tests(nodes, prefix=""):
+    """The deepest failed entries of a KUnit results tree: suite.case or suite.case.parameter."""
+    found = []
+    for node in nodes or ():
+        name = f"{prefix}{node.get('name')}"
+        if node.get("status") in ("FAIL", "ERROR"):
+            found += failed_tests(node.get("children"), name + ".") or [name]
+    return found
+
+
 def first_problem(document):
     problems = document.get("problems") or []
     findings = document.get("findings") or []
+    failed = failed_tests(document.get("suites"))
     if problems:
         return problems[0]
     if findings:
         return f"{findings[0].get('kind')}: {findings[0].get('text')}"
+    if failed:
+        return f"failed: {', '.join(failed)}"
     return document.get("status", "?")
 
 

@@ -106,6 +106,16 @@ class RepeatTest(TempDirTestCase):
         self.assertEqual(kept, ["console-hrtimer.log", "console-ktimer.log", "results.json"])
         self.assertTrue((self.tmp / "results" / "arm-selftests-repeat-realclock-repeat.json").is_file())
 
+    def test_a_failed_case_is_named(self):
+        suites = [{"name": "ktimer_realclock", "status": "FAIL", "children": [
+            {"name": "ktimer_fires_after_expiry_test", "status": "PASS", "children": []},
+            {"name": "ktimer_idle_cpu_wakes_test", "status": "FAIL", "children": [
+                {"name": "monotonic", "status": "PASS"}, {"name": "realtime", "status": "FAIL"}]},
+            {"name": "ktimer_leap_second_test", "status": "ERROR", "children": []}]}]
+        self.assertEqual(repeat.first_problem({"status": "FAIL", "suites": suites}),
+                         "failed: ktimer_realclock.ktimer_idle_cpu_wakes_test.realtime, "
+                         "ktimer_realclock.ktimer_leap_second_test")
+
     def test_the_rate_bound(self):
         # no failure in 300 boots: below 1% (the rule of three)
         self.assertAlmostEqual(repeat.upper_bound_95(0, 300), 0.00994, places=4)
