@@ -30,6 +30,31 @@ class AgreeTest(unittest.TestCase):
         self.assertFalse(crosscheck.failed(result.to_dict()))
         self.assertEqual(crosscheck.problems(result.to_dict()), [])
 
+    def test_a_kernel_message_inside_a_ktap_header(self):
+        # i386 soak boot 132 (issue 26): the TSC's late calibration printed between a case's
+        # "KTAP version 1" and its "# Subtest:", and kunit_parser lost count of every case after it
+        lines = """KTAP version 1
+1..1
+    KTAP version 1
+    # Subtest: suite
+    1..2
+        KTAP version 1
+        # Subtest: first_test
+        ok 1 a
+    ok 1 first_test
+        KTAP version 1
+tsc: Refined TSC clocksource calibration: 2095.978 MHz
+        # Subtest: second_test
+clocksource: Switched to clocksource tsc
+        ok 1 a
+kunit_try_catch (50) used greatest stack depth: 6592 bytes left
+    ok 2 second_test
+ok 1 suite
+""".splitlines()
+        result = check(lines)
+        self.assertEqual((result.disagreements, result.error), ([], None))
+        self.assertEqual(result.statuses["suite.second_test.a"], ktap.PASS)
+
     def test_every_fixture_console_agrees(self):
         for path in sorted(DATA_DIR.glob("*.log")):
             with self.subTest(path.name):
