@@ -170,13 +170,24 @@ static void periodic(const struct kt_case *c)
 static void nonblock(const struct kt_case *c)
 {
 	int fd = tfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
-	long long ticks;
+	long long ticks, armed, took;
 
 	(void)c;
-	if (fd < 0 || !tfd_set(fd, 0, SHORT, 0, NULL))
+	if (fd < 0)
+		return;
+	armed = kt_now(CLOCK_MONOTONIC);
+	if (!tfd_set(fd, 0, SHORT, 0, NULL))
 		return;
 	ticks = tfd_read(fd);
-	kt_expect(ticks == -EAGAIN, "read of a pending timer: %lld, expected -EAGAIN (%d)", ticks, -EAGAIN);
+	took = kt_now(CLOCK_MONOTONIC) - armed;
+	if (ticks == 1 && took >= SHORT) {
+		/* due before the first read (a stalled vCPU): that read took the count */
+		kt_skip("first read %.3f ms after arming a %.0f ms timer", kt_ms(took), kt_ms(SHORT));
+		close(fd);
+		return;
+	}
+	kt_expect(ticks == -EAGAIN, "read of a pending timer %.3f ms after arming: %lld, expected -EAGAIN (%d)",
+		  kt_ms(took), ticks, -EAGAIN);
 	kt_expect(tfd_poll(fd, WAIT_MS) == 1, "poll: not readable within %d ms of a %.0f ms timer", WAIT_MS,
 		  kt_ms(SHORT));
 	ticks = tfd_read(fd);
