@@ -1035,6 +1035,111 @@ static void ktimer_clock_set_backward_test(struct kunit *test)
 	KUNIT_EXPECT_GE(test, rt->seen_now, t);
 }
 
+/*
+ * REALTIME sleeps on one CPU while another steps the clock forward, as
+ * adjtimex(ADJ_SETOFFSET) does, every few hundred microseconds: each step
+ * has clock_was_set() send the sleeper's CPU an IPI that reprograms its
+ * REALTIME hrtimers, the ktimer wake-up event among them, while the
+ * sleeper arms that event an hour ahead (a timer it then stops) and pulls
+ * it in for a 2 ms sleep.  Issue 26 saw one boot hang after such a sleep;
+ * a lost wake-up in this interleaving leaves a sleep that never ends.
+ * Forward steps only: a sleep is then never seen to end early, whatever
+ * step lands between its expiry and the check.
+ */
+#define RACE_SLEEPS	200
+#define RACE_SLEEP	(2 * MS)
+#define RACE_STEP	(10 * NSEC_PER_USEC)
+
+struct race_sleeper {
+	struct completion	done;
+	struct ktimer		far;	/* arms the wake-up event an hour ahead */
+	int			slept;
+	int			early;
+	int			cut;	/* sleeps that returned time left */
+};
+
+static int race_sleeper_thread(void *data)
+{
+	struct race_sleeper *rs = data;
+	ktime_t hour = 3600LL * NSEC_PER_SEC;
+	struct ktimer timer;
+
+	allow_signal(SIGUSR1);
+	ktimer_init_on_stack(&timer, &ktimer_clock_realtime);
+	for (; rs->slept < RACE_SLEEPS && !signal_pending(current); rs->slept++) {
+		ktime_t t = ktime_get_real() + RACE_SLEEP, want = t;
+
+		start_ktimer(&rs->far, &hour, KTIMER_REL);
+		if (schedule_ktimer(&timer, &t, TASK_INTERRUPTIBLE, KTIMER_ABS))
+			rs->cut++;
+		if (ktime_get_real() < want)
+			rs->early++;
+		stop_ktimer(&rs->far);
+	}
+	destroy_ktimer_on_stack(&timer);
+	flush_signals(current);
+	complete(&rs->done);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+/* Step CLOCK_REALTIME by @ns, atomically, as adjtimex(ADJ_SETOFFSET) does */
+static int step_realtime_by(s64 ns)
+{
+	struct timespec64 delta = ns_to_timespec64(ns);
+	struct __kernel_timex tx = { .modes = ADJ_SETOFFSET | ADJ_NANO,
+				     .time.tv_sec = delta.tv_sec,
+				     .time.tv_usec = delta.tv_nsec };
+
+	return do_adjtimex(&tx);
+}
+
+static void ktimer_realtime_sleeps_vs_clock_set_test(struct kunit *test)
+{
+	struct race_sleeper *rs = kunit_kzalloc(test, sizeof(*rs), GFP_KERNEL);
+	unsigned int home = raw_smp_processor_id(), other;
+	unsigned long deadline = jiffies + WAIT_LIMIT;
+	struct task_struct *task;
+	int steps = 0;
+	bool ended;
+
+	KUNIT_ASSERT_NOT_NULL(test, rs);
+	other = cpumask_any_but(cpu_online_mask, home);
+	if (other >= nr_cpu_ids)
+		kunit_skip(test, "needs a second CPU");
+	init_completion(&rs->done);
+	ktimer_init(&rs->far, &ktimer_clock_realtime);
+	stop_at_exit(test, &rs->far);
+	task = kthread_create(race_sleeper_thread, rs, "ktimer-race");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	kthread_bind(task, other);
+	get_task_struct(task);
+	wake_up_process(task);
+	while (!(ended = try_wait_for_completion(&rs->done)) &&
+	       time_before(jiffies, deadline)) {
+		KUNIT_EXPECT_GE(test, step_realtime_by(RACE_STEP), 0);
+		steps++;
+		usleep_range(200, 400);
+	}
+	if (!ended) {
+		send_sig(SIGUSR1, task, 1);
+		wait_for_completion(&rs->done);
+	}
+	kthread_stop(task);
+	put_task_struct(task);
+	/* give the clock its steps back; no sleeper is left to see it */
+	KUNIT_EXPECT_GE(test, step_realtime_by(-(s64)steps * RACE_STEP), 0);
+
+	KUNIT_EXPECT_TRUE_MSG(test, ended,
+			      "sleep %d of %d did not end within %d s (%d steps)",
+			      rs->slept + 1, RACE_SLEEPS, WAIT_LIMIT / HZ, steps);
+	KUNIT_EXPECT_EQ(test, rs->slept, RACE_SLEEPS);
+	KUNIT_EXPECT_EQ(test, rs->early, 0);
+	KUNIT_EXPECT_EQ(test, rs->cut, 0);
+	kunit_info(test, "%d sleeps, %d clock steps", rs->slept, steps);
+}
+
 /* ---- the leap second ---- */
 
 /* The clock is set this far before midnight, and stopped this far before */
@@ -1366,6 +1471,7 @@ static struct kunit_case ktimer_realclock_cases[] = {
 	KUNIT_CASE(ktimer_schedule_signal_test),
 	KUNIT_CASE(ktimer_clock_set_forward_test),
 	KUNIT_CASE(ktimer_clock_set_backward_test),
+	KUNIT_CASE_SLOW(ktimer_realtime_sleeps_vs_clock_set_test),
 	KUNIT_CASE_SLOW(ktimer_leap_second_test),
 	KUNIT_CASE_CLOCKS(ktimer_nanosleep_restart_test),
 	KUNIT_CASE_CLOCKS(ktimer_nanosleep_abs_signal_test),
