@@ -230,7 +230,7 @@ static void interval_change(const struct kt_case *c)
 {
 	long long tc, t;
 	struct itimerval old, it;
-	int k, stale;
+	int k;
 
 	(void)c;
 	kt_block(SIGALRM);
@@ -239,13 +239,13 @@ static void interval_change(const struct kt_case *c)
 		if (!kt_expect(kt_wait_signal(SIGALRM, 5000, NULL), "no SIGALRM of a 50 ms periodic timer in 5 s"))
 			return;
 	tc = kt_now(CLOCK_MONOTONIC);
-	/*
-	 * A SIGALRM pending now is the old timer's: its next 50 ms period ended
-	 * before the change (a stalled vCPU).  It is not one of the new timer's.
-	 */
-	stale = alarm_pending();
 	set_real(100 * KT_MSEC, 200 * KT_MSEC, &old);
-	if (stale)
+	/*
+	 * The old timer is re-armed only as its signal is taken: an old value
+	 * of 0 says its next 50 ms period ended before the change (a stalled
+	 * vCPU), and its SIGALRM is pending.  It is not one of the new timer's.
+	 */
+	if (!tv_ns(&old.it_value))
 		kt_wait_signal(SIGALRM, 0, NULL);
 	kt_expect(tv_ns(&old.it_interval) == 50 * KT_MSEC,
 		  "changing the interval returned the old interval %.3f ms, expected 50 ms",
