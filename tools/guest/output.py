@@ -16,7 +16,8 @@ KSFT_SKIP = 4
 BOOT_RE = re.compile(r"^guest: boot (\S+) (\S+)")
 BEGIN_RE = re.compile(r"^guest: begin (\S+)(?: (.*))?$")
 OUTPUT_RE = re.compile(r"^guest: (\S+)\| ?(.*)$")
-END_RE = re.compile(r"^guest: end (\S+) (exit|signal|timeout|error) (.*?) seconds ([\d.]+)$")
+# /init prints the seconds with three decimals; a kernel line may be glued to the end of its line
+END_RE = re.compile(r"^guest: end (\S+) (exit|signal|timeout|error) (.*?) seconds (\d+(?:\.\d{1,3})?)")
 COUNTERS_RE = re.compile(r"^guest: counters (before|after) (.*)$")
 DONE = "guest: done"
 KTAP_RE = re.compile(r"^(ok|not ok) \d+ (.*?)(?: # (SKIP.*))?$")

@@ -61,6 +61,14 @@ class ParseTest(unittest.TestCase):
         self.assertEqual(self.run.counters["after"], {"mode": "on", "nanosleep": 1234, "itimer": 7,
                                                       "posix_timer": 0})
 
+    def test_a_kernel_line_glued_to_the_end_line(self):
+        # ARM soak (issue 26): the kernel's stack record landed at the end of /init's line
+        lines = ["guest: begin kt_timerfd",
+                 "guest: end kt_timerfd exit 0 seconds 4.692kt_ptp (47) used greatest stack depth: 5540 bytes left"]
+        run = guest_output.parse(lines, planned=["kt_timerfd"])
+        self.assertEqual(run.tests["kt_timerfd"].status, PASS)
+        self.assertAlmostEqual(run.tests["kt_timerfd"].seconds, 4.692)
+
     def test_an_unfinished_guest(self):
         run = guest_output.parse(CONSOLE.splitlines()[:6], planned=["nanosleep"])
         self.assertFalse(run.done)
