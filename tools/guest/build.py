@@ -6,6 +6,8 @@ Everything lands in build/guest/<arch>/ (build.log, selftests/, init, sh,
 initramfs.cpio). It takes seconds, so it is redone on every run.
 """
 
+import contextlib
+import fcntl
 import shutil
 import subprocess
 import time
@@ -88,6 +90,21 @@ def build_reason(log_text, name):
         if f"/{name}" in line and ("multiple definition" in line or "error" in line):
             return line.strip()[-200:]
     return f"not built (see {rel(GUEST_BUILD_DIR)}/<arch>/build.log)"
+
+
+@contextlib.contextmanager
+def exclusive(arch_name, out_root=GUEST_BUILD_DIR):
+    """Hold build/guest/<arch>.lock: one run at a time builds and boots that arch's guest, since the
+    build starts by removing what another run may be booting (`make test` beside `make repeat`)."""
+    Path(out_root).mkdir(parents=True, exist_ok=True)
+    with open(Path(out_root) / f"{arch_name}.lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            progress("selftest", f"waiting for another run's guest of {arch_name} "
+                                 f"({rel(Path(out_root) / f'{arch_name}.lock')})", arch_name)
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def build(tree, arch_name, plan, out_root=GUEST_BUILD_DIR):

@@ -95,27 +95,30 @@ def run_arch(tree, arch_name, plan, known, timeout=None, results_root=RESULTS_DI
     result_dir.mkdir(parents=True, exist_ok=True)
     params = guest_qemu.qemu_params(tree, arch_name)
     kernel = kernel_image(arch_name, params, kunit_build_root, config, build)
-    image = guest_build.build(tree, arch_name, plan)
-    timeout = timeout or plan.worst_case_seconds() + guest_qemu.BOOT_ALLOWANCE_SECONDS
-    planned = [test.name for test in plan.tests if test.name in image.built]
-    # the configuration's own kernel_args (the hang detectors of repeat-posix)
-    extra_args = configuration.kernel_args if configuration else ()
-    runs, boots, consoles, problems, findings, statuses = {}, {}, {}, [], [], []
-    for column, users_on in ((ON, True), (OFF, False)):
-        label = f"{arch_name}-{column}"
-        consoles[column] = result_dir / f"console-{column}.log"
-        progress("selftest", f"{column} path: ktimer.users={int(users_on)}, {len(planned)} test(s), "
-                             f"timeout {timeout}s", label)
-        boot, runs[column], trouble = boot_column(params, kernel, image.initramfs, arch, users_on, consoles[column],
-                                                  timeout, label, planned, extra_args=extra_args, on_line=echo(label))
-        boots[column] = boot.seconds
-        if trouble:
-            statuses.append(trouble[0])
-            problems.append(f"{column} column: {trouble[1]}")
-        for finding in logscan.scan_detailed(boot.lines).findings:
-            findings.append(dict(finding.to_dict(), console=rel(consoles[column]), column=column))
-        progress("selftest", f"{column} path done in {format_duration(boot.seconds)}", label)
-        steps.record(f"selftests {label}", boot.seconds, f"ktimer.users={int(users_on)}, {len(planned)} programs")
+    with guest_build.exclusive(arch_name):
+        image = guest_build.build(tree, arch_name, plan)
+        timeout = timeout or plan.worst_case_seconds() + guest_qemu.BOOT_ALLOWANCE_SECONDS
+        planned = [test.name for test in plan.tests if test.name in image.built]
+        # the configuration's own kernel_args (the hang detectors of repeat-posix)
+        extra_args = configuration.kernel_args if configuration else ()
+        runs, boots, consoles, problems, findings, statuses = {}, {}, {}, [], [], []
+        for column, users_on in ((ON, True), (OFF, False)):
+            label = f"{arch_name}-{column}"
+            consoles[column] = result_dir / f"console-{column}.log"
+            progress("selftest", f"{column} path: ktimer.users={int(users_on)}, {len(planned)} test(s), "
+                                 f"timeout {timeout}s", label)
+            boot, runs[column], trouble = boot_column(
+                params, kernel, image.initramfs, arch, users_on, consoles[column], timeout, label, planned,
+                extra_args=extra_args, on_line=echo(label))
+            boots[column] = boot.seconds
+            if trouble:
+                statuses.append(trouble[0])
+                problems.append(f"{column} column: {trouble[1]}")
+            for finding in logscan.scan_detailed(boot.lines).findings:
+                findings.append(dict(finding.to_dict(), console=rel(consoles[column]), column=column))
+            progress("selftest", f"{column} path done in {format_duration(boot.seconds)}", label)
+            steps.record(f"selftests {label}", boot.seconds,
+                         f"ktimer.users={int(users_on)}, {len(planned)} programs")
     comparison = guest_compare.compare(arch_name, plan, image.not_built, runs[ON], runs[OFF], known)
     problems += comparison.problems
     if findings:

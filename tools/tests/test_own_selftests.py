@@ -27,6 +27,19 @@ cp "$src" "$out"
 """
 
 
+def quiet_build_lock(root):
+    from contextlib import redirect_stderr, redirect_stdout
+    import contextlib
+    import io
+
+    @contextlib.contextmanager
+    def held():
+        with redirect_stderr(io.StringIO()), redirect_stdout(io.StringIO()):
+            with guest_build.exclusive("arm", out_root=root):
+                yield
+    return held()
+
+
 class BuildOwnTest(TempDirTestCase):
     def setUp(self):
         super().setUp()
@@ -68,6 +81,22 @@ class BuildOwnTest(TempDirTestCase):
             self.build()
         self.assertIn("would replace the kernel's timer selftest `nanosleep`", str(ctx.exception))
         self.assertEqual((self.out / "nanosleep").read_text(), "the kernel's")
+
+    def test_one_run_at_a_time_per_arch(self):
+        # make test's ARM selftests once failed while make repeat rebuilt the same build/guest/arm
+        import threading
+        entered = threading.Event()
+
+        def second():
+            with quiet_build_lock(self.tmp):
+                entered.set()
+
+        with quiet_build_lock(self.tmp):
+            thread = threading.Thread(target=second)
+            thread.start()
+            self.assertFalse(entered.wait(0.3))
+        self.assertTrue(entered.wait(5))
+        thread.join()
 
     def test_no_sources_no_programs(self):
         self.sources = self.tmp / "none"
