@@ -73,12 +73,12 @@ def first_problem(document):
 def summary(arch, config, boots_done, planned, failures, seconds, deepest_stacks=None):
     bound = upper_bound_95(len(failures), boots_done)
     return {
-        "deepest_stack": deepest_stacks or {},
         "arch": arch, "config": config, "boots_planned": planned, "boots": boots_done,
         "passed": boots_done - len(failures), "failures": failures,
         "boot_seconds": {"median": round(statistics.median(seconds), 1) if seconds else None,
                          "max": round(max(seconds), 1) if seconds else None},
         "rate": len(failures) / boots_done if boots_done else None, "rate_upper_95": bound,
+        "deepest_stack": deepest_stacks or {},
     }
 
 
