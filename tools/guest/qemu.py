@@ -61,8 +61,10 @@ def qemu_params(tree, arch_name):
 
 def kernel_args(params, users_on, extra=()):
     """extra: more arguments; NAME=value ones the kernel does not know reach /init's environment."""
-    # slab_nomerge: /init counts the live objects of a slab cache of ours (report_pclock_objects)
-    return ["kunit.enable=0", "rdinit=/init", "panic=-1", KTIMER_WATCHDOG_ARG, "slab_nomerge", params.console, f"ktimer.users={1 if users_on else 0}",
+    # slab_nomerge: /init counts the live objects of a slab cache of ours (report_pclock_objects);
+    # oops=panic: an oops ends the boot at once with its console, instead of leaving the guest to run
+    # out its timeout (20 minutes of CI once) on a kernel whose further results mean nothing
+    return ["kunit.enable=0", "rdinit=/init", "panic=-1", "oops=panic", KTIMER_WATCHDOG_ARG, "slab_nomerge", params.console, f"ktimer.users={1 if users_on else 0}",
             *extra]
 
 

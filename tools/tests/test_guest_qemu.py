@@ -28,7 +28,7 @@ class QemuCommandTest(TempDirTestCase):
         self.assertEqual(command[0], "qemu-system-i386")
         self.assertEqual(command[command.index("-initrd") + 1], "initramfs.cpio")
         self.assertEqual(command[command.index("-append") + 1],
-                         "kunit.enable=0 rdinit=/init panic=-1 ktimer.watchdog=20 slab_nomerge console=ttyS0 ktimer.users=0")
+                         "kunit.enable=0 rdinit=/init panic=-1 oops=panic ktimer.watchdog=20 slab_nomerge console=ttyS0 ktimer.users=0")
         self.assertIn("-no-reboot", command)
         self.assertEqual(command[-4:], ["-machine", "pc", "-smp", "2"])
 
