@@ -63,6 +63,12 @@ START_PATTERNS = [
 STACK_DUMP_RE = re.compile(r"^(?:Call [Tt]race:|Hardware name:|Backtrace:)")
 DUMP_CONTINUATION_RE = re.compile(r"^(?:\s|Call [Tt]race:|Hardware name:|Backtrace:|CPU: |Stack:|Code:|"
                                   r"Exception stack|Modules linked in:|\[<|<TASK>|</TASK>|[A-Z]{2,3}: )")
+DUMP_CONTEXT_LINES = 3
+MAX_DUMP_LINES = 60
+# the frames every dump_stack() starts with, which say nothing about its cause
+FRAME_RE = re.compile(r"\+0x[0-9a-f]+/0x[0-9a-f]+")   # a frame: x86 "f+0x5c/0x80", ARM "f from g+0x10/0x14"
+DUMPER_FRAME_RE = re.compile(r"^\s*(?:unwind_backtrace|show_stack|dump_stack\w*)(?:\+\S+)?\s*$|"
+                             r"^\s*(?:unwind_backtrace|show_stack) from ")
 # An oops that follows these in the same report is part of it (x86 "BUG: ... / Oops:",
 # arm "Unable to handle ... / Internal error: Oops").
 OOPS_CONTINUES = ("bug", "fault", "gpf")
@@ -140,7 +146,7 @@ def scan_detailed(lines):
             cut_index, i, text = i, ahead, texts[ahead]
         start = match_start(text)
         if start is None and STACK_DUMP_RE.search(text.lstrip()):
-            result.findings.append(Finding("stack-dump", i + 1, text.strip()))
+            result.findings.append(Finding("stack-dump", i + 1, text.strip(), dump_context(texts, i)))
             i = skip_dump(texts, i + 1)
             continue
         if start is None:
@@ -197,6 +203,23 @@ def skip_report(texts, i, kind, ends_with_marker):
             return i  # lockdep/hung-task reports have no end line: stop at test output
         i += 1
     return i
+
+
+def dump_context(texts, start):
+    """What a bare stack dump says about itself, since its own first line names only the machine:
+    the lines printed just before it (who dumped, and often why) and its first frames below the
+    dumping functions."""
+    before = [t.strip() for t in texts[max(0, start - DUMP_CONTEXT_LINES):start] if t.strip()]
+    frames = []
+    for text in texts[start + 1:start + 1 + MAX_DUMP_LINES]:
+        if FRAME_RE.search(text):
+            if not DUMPER_FRAME_RE.search(text):
+                frames.append(text.strip())
+        elif not DUMP_CONTINUATION_RE.search(text):
+            break
+        if len(frames) == DUMP_CONTEXT_LINES:
+            break
+    return before + frames
 
 
 def skip_dump(texts, i):

@@ -132,7 +132,7 @@ def print_details(arch, config, document):
         print(f"\nkernel log findings [{label}] ({document.get('console_log')}):")
         for finding in findings[:20]:
             print(f"    line {finding['line']}: [{finding['kind']}] {finding['text']}")
-            for detail in finding.get("detail", [])[:3]:
+            for detail in finding.get("detail", [])[:6]:
                 print(f"        {detail}")
         if len(findings) > 20:
             print(f"    ... and {len(findings) - 20} more")

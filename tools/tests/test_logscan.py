@@ -256,6 +256,23 @@ Call Trace:
         result = scan(text)
         self.assertEqual([(f.kind, f.line) for f in result.findings], [("stack-dump", 2)])
 
+    def test_a_bare_dump_names_who_dumped_and_why(self):
+        text = """guest: begin kt_ptp
+netdevsim: something odd
+CPU: 1 UID: 0 PID: 40 Comm: kt_ptp Not tainted 6.12.118 #1
+Hardware name: Generic DT based system
+Call trace: 
+ unwind_backtrace from show_stack+0x10/0x14
+ show_stack from dump_stack_lvl+0x50/0x5c
+ dump_stack_lvl from nsim_dev_probe+0x20/0x30
+ nsim_dev_probe from really_probe+0x10/0x20
+guest: end kt_ptp exit 0 seconds 1.0"""
+        (finding,) = scan(text).findings
+        self.assertEqual(finding.detail, ["guest: begin kt_ptp", "netdevsim: something odd",
+                                          "CPU: 1 UID: 0 PID: 40 Comm: kt_ptp Not tainted 6.12.118 #1",
+                                          "dump_stack_lvl from nsim_dev_probe+0x20/0x30",
+                                          "nsim_dev_probe from really_probe+0x10/0x20"])
+
     def test_arm_backtrace(self):
         text = "Hardware name: Generic DT based system\nCall trace: \n unwind_backtrace from show_stack+0x10/0x14\n"
         self.assertEqual(kinds(scan(text)), ["stack-dump"])
