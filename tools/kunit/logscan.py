@@ -41,7 +41,9 @@ START_PATTERNS = [
     ("kcsan", re.compile(r"(?:^|BUG: )KCSAN:"), False),
     ("ubsan", re.compile(r"^UBSAN:"), True),
     ("bug", re.compile(r"(?:^|: )BUG:|kernel BUG at "), True),
-    ("oops", re.compile(r"(?:^|Internal error: )Oops\b"), True),
+    # ARM, VMAP_STACK: an abort that cannot be taken on the task's stack; its oops follows
+    ("stack-overflow", re.compile(r"^Insufficient stack space to handle exception!"), True),
+    ("oops", re.compile(r"(?:^|Internal error: )(?:Oops\b|kernel stack overflow)"), True),
     ("gpf", re.compile(r"general protection fault"), True),
     ("fault", re.compile(r"^Unable to handle kernel"), True),
     ("panic", re.compile(r"^Kernel panic\b"), True),
@@ -70,8 +72,9 @@ FRAME_RE = re.compile(r"\+0x[0-9a-f]+/0x[0-9a-f]+")   # a frame: x86 "f+0x5c/0x8
 DUMPER_FRAME_RE = re.compile(r"^\s*(?:unwind_backtrace|show_stack|dump_stack\w*)(?:\+\S+)?\s*$|"
                              r"^\s*(?:unwind_backtrace|show_stack) from ")
 # An oops that follows these in the same report is part of it (x86 "BUG: ... / Oops:",
-# arm "Unable to handle ... / Internal error: Oops").
-OOPS_CONTINUES = ("bug", "fault", "gpf")
+# arm "Unable to handle ... / Internal error: Oops", "Insufficient stack space ... / Internal
+# error: kernel stack overflow").
+OOPS_CONTINUES = ("bug", "fault", "gpf", "stack-overflow")
 MAX_REPORT_LINES = 400
 CUT_HERE_LOOKAHEAD = 20
 

@@ -129,9 +129,11 @@ def print_details(arch, config, document):
             print(f"    (full log: {document.get('console_log')} lines {log[0][0]}-{log[-1][0]})")
     findings = document.get("findings", [])
     if findings:
-        print(f"\nkernel log findings [{label}] ({document.get('console_log')}):")
+        # each finding names its own console: a selftest run has one per column
+        print(f"\nkernel log findings [{label}] (console:line):")
         for finding in findings[:20]:
-            print(f"    line {finding['line']}: [{finding['kind']}] {finding['text']}")
+            console = finding.get("console") or document.get("console_log")
+            print(f"    {console}:{finding['line']}: [{finding['kind']}] {finding['text']}")
             for detail in finding.get("detail", [])[:6]:
                 print(f"        {detail}")
         if len(findings) > 20:

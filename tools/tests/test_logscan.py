@@ -245,6 +245,27 @@ Call Trace:
         self.assertEqual(kinds(scan(text)), ["lockdep", "warning"])
 
 
+class StackOverflowTest(unittest.TestCase):
+    def test_arm_vmap_stack_overflow_is_one_report(self):
+        # issue 26's ARM crash, as the console printed it (cut)
+        text = """guest: begin kt_ptp
+Insufficient stack space to handle exception!
+Task stack:     [0xf0a04000..0xf0a06000]
+Overflow stack: [0xef7b5000..0xef7b6000]
+CPU: 0 UID: 0 PID: 97 Comm: kt_posix_timers Not tainted 6.12.118 #2
+Hardware name: Generic DT based system
+Internal error: kernel stack overflow: 0 [#1] PREEMPT SMP ARM
+PC is at __dabt_svc+0x14/0x80
+LR is at __schedule+0x34c/0xb44
+Call trace: 
+Code: e31d0a02 1a002a85 e31d0004 124dd004 (e98d1ffe) 
+---[ end trace 0000000000000000 ]---
+Kernel panic - not syncing: Fatal exception"""
+        findings = scan(text).findings
+        self.assertEqual([(f.kind, f.line) for f in findings], [("stack-overflow", 2), ("panic", 13)])
+        self.assertEqual(findings[0].text, "Insufficient stack space to handle exception!")
+
+
 class StackDumpTest(unittest.TestCase):
     def test_bare_dump_stack_is_one_finding(self):
         text = """CPU: 1 UID: 0 PID: 40 Comm: kunit_try_catch Not tainted 6.12.118 #1

@@ -66,8 +66,19 @@ class SummaryTest(TempDirTestCase):
         self.put("i386", document("FAIL", counts={"PASS": 5}, findings=[finding]))
         _, code, out = self.summarize(["i386"])
         self.assertEqual(code, 1)
-        self.assertIn("line 58: [warning] WARNING: CPU: 0 PID: 43", out)
+        self.assertIn(":58: [warning] WARNING: CPU: 0 PID: 43", out)
         self.assert_closing(out, "5 passed, 1 failed")
+
+    def test_each_finding_names_its_own_console(self):
+        # CI named the ktimer column's console for the hrtimer column's crash
+        doc = document("FAIL", counts={"PASS": 5}, findings=[
+            {"kind": "stack-overflow", "line": 270, "text": "Insufficient stack space to handle exception!",
+             "detail": [], "console": "build/results/arm-selftests/console-hrtimer.log", "column": "hrtimer"}])
+        doc["console_log"] = "build/results/arm-selftests/console-ktimer.log"
+        self.put("arm", doc)
+        _, _, out = self.summarize(["arm"])
+        self.assertIn("build/results/arm-selftests/console-hrtimer.log:270: [stack-overflow]", out)
+        self.assertNotIn("console-ktimer.log:270", out)
 
     def test_the_parsers_disagreeing_is_a_failure(self):
         problem = "kunit.py's parser and ktap.py disagree on 1 test(s): s.t: ktap.py PASS, kunit_parser FAIL"
