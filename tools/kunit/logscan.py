@@ -67,8 +67,8 @@ DUMP_CONTINUATION_RE = re.compile(r"^(?:\s|Call [Tt]race:|Hardware name:|Backtra
                                   r"Exception stack|Modules linked in:|\[<|<TASK>|</TASK>|[A-Z]{2,3}: )")
 DUMP_CONTEXT_LINES = 3
 MAX_DUMP_LINES = 60
-# the frames every dump_stack() starts with, which say nothing about its cause
 FRAME_RE = re.compile(r"\+0x[0-9a-f]+/0x[0-9a-f]+")   # a frame: x86 "f+0x5c/0x80", ARM "f from g+0x10/0x14"
+# the frames every dump_stack() starts with, which say nothing about its cause
 DUMPER_FRAME_RE = re.compile(r"^\s*(?:unwind_backtrace|show_stack|dump_stack\w*)(?:\+\S+)?\s*$|"
                              r"^\s*(?:unwind_backtrace|show_stack) from ")
 # An oops that follows these in the same report is part of it (x86 "BUG: ... / Oops:",
