@@ -40,6 +40,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -456,6 +457,12 @@ int main(void)
 	report_kmemleak();
 	say("guest: done");
 	sync();
+	/*
+	 * Wait until the console has sent what we wrote: the reboot throws away
+	 * what is still queued, and three boots of 150 lost their last lines
+	 * (from the middle of a program's output to "guest: done") that way.
+	 */
+	tcdrain(STDOUT_FILENO);
 	/* QEMU runs with -no-reboot, so this ends it */
 	reboot(RB_AUTOBOOT);
 	return 1;
