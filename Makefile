@@ -235,7 +235,7 @@ breaks:
 	@$(KTIMERS) kunit --tree $(TREE) --config default --timeout $(TIMEOUT) $(ARCHES) || true
 	@$(KTIMERS) breaks --tree $(TREE) $(ARCHES)
 
-## bench: the boot-time benchmark per arch in ARCHES (ARCH=um: native, the primary figures): production-like kernel booted BOOTS times per engine (highres, lowres), ktimers vs hrtimers vs timer_list; median and range of the per-boot ratios, event counts; bench.txt, bench.svg, bench.json (figures, not pass/fail)
+## bench: the boot-time benchmark per arch in ARCHES (ARCH=um: native, the primary figures): production-like kernel booted BOOTS times per engine (highres, lowres), ktimers vs hrtimers (also padded to the ktimer element size, and with softirq callbacks) vs timer_list; median and range of the per-boot ratios, event counts; bench.txt, bench.svg, bench.json (figures, not pass/fail)
 # Exits non-zero only when a boot did not finish the benchmark (crash, timeout, build error);
 # the goals it prints are information.
 bench:

@@ -4,7 +4,7 @@ The kernel prints, with pr_info (so a console with printk timestamps shows
 `[   12.345678] ` or more before each), one line per fact:
 
     ktimer_bench: begin version=1 engine=highres hz=250 cpu=0 ncpus=2 batch=64 batches=101
-    ktimer_bench: size api=ktimer timer_bytes=64 percpu_bytes=2368
+    ktimer_bench: size api=ktimer timer_bytes=64 elem_bytes=72 percpu_bytes=2368
     ktimer_bench: result workload=start_stop api=ktimer n=0 median_ns=812 p99_ns=1500
     ktimer_bench: result workload=expiry api=ktimer n=10000 callbacks_per_s=250000 fired=10000
     ktimer_bench: skip workload=start_stop api=timer_list n=1000000 reason=nomem
@@ -27,9 +27,10 @@ from pathlib import Path
 
 from common import ToolError, rel
 
-FORMAT_VERSION = 2
-# Version 1 had whole nanoseconds, batches of 64 and no event counts; its lines read the same way.
-READABLE_VERSIONS = (1, 2)
+FORMAT_VERSION = 3
+# Version 1 had whole nanoseconds, batches of 64 and no event counts; version 2 no element size
+# (elem_bytes) and no padded hrtimer; their lines read the same way.
+READABLE_VERSIONS = (1, 2, 3)
 LINE_RE = re.compile(r"ktimer_bench: (?P<kind>\w+)(?P<rest>.*)$")
 KEY_RE = re.compile(r"^\w+$")
 INT_RE = re.compile(r"^-?\d+$")
@@ -44,7 +45,8 @@ REQUIRED = {
     "end": (),
 }
 NUMERIC = {"begin": ("version", "hz", "cpu", "ncpus", "batch", "batches", "counts", "hres", "hres_wait_ms"),
-           "size": ("timer_bytes", "percpu_bytes"), "result": ("n",), "skip": ("n",), "end": ("elapsed_ms",)}
+           "size": ("timer_bytes", "elem_bytes", "percpu_bytes"), "result": ("n",), "skip": ("n",),
+           "end": ("elapsed_ms",)}
 NAMES = ("workload", "api")     # identifiers: a result's other values are its figures
 # printed once per boot by hrtimer_interrupt() when it gave up catching up (kernel/time/hrtimer.c)
 HRTIMER_HANG_RE = re.compile(r"hrtimer: interrupt took \d+ ns")
@@ -82,7 +84,7 @@ class BenchRun:
     """The figures of one boot, in console order. Line numbers are 1-based console lines."""
     begin: dict = None          # the begin line's values, plus "line"
     end: dict = None            # the end line's values, plus "line"
-    sizes: list = field(default_factory=list)       # {api, timer_bytes, percpu_bytes, line}
+    sizes: list = field(default_factory=list)       # {api, timer_bytes, elem_bytes (v3), percpu_bytes, line}
     results: list = field(default_factory=list)     # {workload, api, n, metrics: {name: number}, line}
     skips: list = field(default_factory=list)       # {workload, api, n, reason, line}
     notes: list = field(default_factory=list)       # {line, text}: other ktimer_bench lines

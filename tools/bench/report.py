@@ -21,7 +21,7 @@ from bench.parse import BenchRun
 
 TABLE_FILE, JSON_FILE, SVG_FILE = "bench.txt", "bench.json", "bench.svg"
 NOT_BUILT = ("BUILD_ERROR", "CONFIG_ERROR")
-SHORT = {"hrtimer": "hr", "hrtimer_soft": "hr_soft", "timer_list": "tl"}
+SHORT = {"hrtimer": "hr", "hrtimer_padded": "hr_pad", "hrtimer_soft": "hr_soft", "timer_list": "tl"}
 
 
 @dataclass
@@ -132,6 +132,8 @@ def size_lines(boots):
         return "n/a" if value == -1 else cell(value)
     rows = [["timer (bytes)"] + [shown(sizes[api]["timer_bytes"]) for api in apis],
             ["per-CPU (bytes)"] + [shown(sizes[api]["percpu_bytes"]) for api in apis]]
+    if any("elem_bytes" in sizes[api] for api in apis):     # format version 3 on
+        rows.insert(1, ["element (bytes)"] + [shown(sizes[api].get("elem_bytes")) for api in apis])
     note = ("n/a: not measurable (the timer wheel's per-CPU base is private to timer.c)"
             if any(sizes[api]["percpu_bytes"] == -1 for api in apis) else None)
     return table(["sizes"] + apis, rows, 1) + ([note] if note else [])
@@ -153,6 +155,27 @@ def result_lines(rows):
     return table(headers, body, 3) + [legend]
 
 
+def growth_lines(run):
+    """Cost per operation against log2(n), per cost workload: each API's median and its slope since the
+    previous n (ns per doubling)."""
+    growth = bench_analysis.growth_rows(run)
+    if not growth:
+        return []
+    apis = [api for api in bench_analysis.GROWTH_APIS if any(api in row.costs for row in growth)]
+    headers = ["workload", "n", "log2 n"] + [heading for api in apis for heading in (api, "ns/doubling")]
+
+    def slope(value):
+        return "-" if value is None else f"{value:+.2f}"
+    body = [[row.workload, str(row.n), f"{row.log2_n:.1f}"]
+            + [text for api in apis for text in (cell(row.costs.get(api)), slope(row.slopes.get(api)))]
+            for row in growth]
+    lines = ["cost per operation against log2(n), highres boot (medians; ns/doubling: the slope since the "
+             "previous n; a + b*log2(n) grows by b per doubling, a bend shows where the caches stop holding "
+             "the tree):"]
+    lines += table(headers, body, 1)
+    return lines
+
+
 def text_lines(arch, boots):
     """The whole report of one arch, as printed and written to bench.txt."""
     engines = boots_by_engine(boots)
@@ -170,6 +193,8 @@ def text_lines(arch, boots):
     lines += size_lines(boots)
     lines.append("")
     lines += result_lines(bench_analysis.rows(engines))
+    if "highres" in engines and growth_lines(engines["highres"]):
+        lines += [""] + growth_lines(engines["highres"])
     lines += ["", "goals (information only, not pass/fail; rules in docs/running.md#benchmarks):"]
     goals = bench_analysis.goals(engines)
     width = max(len(goal.name) for goal in goals)
@@ -189,10 +214,12 @@ def text_lines(arch, boots):
 def document(arch, boots):
     """bench.json: the parsed boots, the table rows, the goals."""
     engines = boots_by_engine(boots)
-    return {"schema": 2, "arch": arch, "note": note_for(arch), "complete": finished(boots),
+    return {"schema": 3, "arch": arch, "note": note_for(arch), "complete": finished(boots),
             "boots": [boot.to_dict() for boot in boots],
             "rows": [row.to_dict() for row in bench_analysis.rows(engines)],
             "goals": [goal.to_dict() for goal in bench_analysis.goals(engines)] if engines else [],
+            "growth": [row.to_dict() for row in bench_analysis.growth_rows(engines["highres"])]
+            if "highres" in engines else [],
             "fired": bench_analysis.fired_notes(engines)}
 
 

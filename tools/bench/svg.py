@@ -9,22 +9,30 @@ the log part. y is linear from 0: the median in ns per operation, a line per
 API, and a whisker up to the p99. A skipped measurement (reason=nomem, say)
 is a cross on the x axis, listed under the panel.
 
-Below them, one panel of ratios: ktimer/hrtimer per workload against n, the
-median of the per-boot ratios with a whisker from the lowest to the highest
-boot, and a dashed line at 1 (the cost goal).
+Below them, one panel of ratios per workload against n: ktimer/hrtimer (solid)
+and ktimer/hrtimer_padded (dashed: hrtimers in elements of the ktimer
+element's size, the equal-size goal), the median of the per-boot ratios with
+a whisker from the lowest to the highest boot, and a grey dashed line at 1.
+
+Each decade on the x axes is also labelled with its log2: a cost that grows
+as a + b*log2(n) is a straight line on these axes.
 """
 
 import math
 from xml.sax.saxutils import escape
 
-from bench.analysis import COST_WORKLOADS, apis_of, note_for, spread
+from bench.analysis import COST_WORKLOADS, EQUAL_SIZE, apis_of, note_for, spread
 
 WIDTH, HEIGHT = 1000, 900
 RATIO_TOP, RATIO_HEIGHT = 610, 220
 RATIO_COLOURS = {"start_stop": "#d62728", "modify": "#1f77b4"}
 PANEL_TOP, PANEL_HEIGHT = 135, 320
 PANEL_LEFT, PANEL_WIDTH, PANEL_GAP = 80, 380, 100
-COLOURS = {"ktimer": "#d62728", "hrtimer": "#1f77b4", "hrtimer_soft": "#9467bd", "timer_list": "#2ca02c"}
+COLOURS = {"ktimer": "#d62728", "hrtimer": "#1f77b4", "hrtimer_padded": "#17becf", "hrtimer_soft": "#9467bd",
+           "timer_list": "#2ca02c"}
+# The ratio panel's lines: ktimer against each of these, drawn with this dash pattern
+RATIO_OTHERS = {"hrtimer": None, EQUAL_SIZE: "5,3"}
+LEGEND_STEP = 110
 OTHER_COLOURS = ("#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f")
 # Whisker and marker offsets per API, so equal figures stay visible side by side.
 OFFSET = 5
@@ -68,6 +76,10 @@ def label_n(n):
     return "0" if n == 0 else (f"1e{round(math.log10(n))}" if n >= 1000 and math.log10(n).is_integer() else str(n))
 
 
+def label_log2(n):
+    return "" if n <= 0 else f"2^{math.log2(n):.1f}"
+
+
 def text(x, y, content, size=12, anchor="middle", extra=""):
     return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}"{extra}>'
             f"{escape(str(content))}</text>")
@@ -98,13 +110,14 @@ def panel(run, workload, left, apis):
         x = x_position(10 ** decade, span, left, width)
         out.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{top + height}" stroke="#e5e5e5"/>')
         out.append(text(x, top + height + 16, label_n(10 ** decade), 11))
+        out.append(text(x, top + height + 28, label_log2(10 ** decade), 9, extra=' fill="#666"'))
     if 0 in ns:
         x0 = x_position(0, span, left, width)
         out.append(text(x0, top + height + 16, "0", 11))
         xb = (x0 + x_position(10 ** (first + 1), span, left, width)) / 2     # the axis break
         out.append(f'<path d="M{xb - 6:.1f},{top + height + 5} l6,-10 M{xb:.1f},{top + height + 5} l6,-10" '
                    'stroke="#555" fill="none"/>')
-    out.append(text(left + width / 2, top + height + 36, "n (timers queued; log scale)", 12))
+    out.append(text(left + width / 2, top + height + 44, "n (timers queued; log scale, log2 n in grey)", 12))
     out.append(text(left - 52, top + height / 2, "ns per operation", 12,
                     extra=f' transform="rotate(-90 {left - 52} {top + height / 2})"'))
     for index, api in enumerate(apis):
@@ -130,22 +143,25 @@ def panel(run, workload, left, apis):
                 out.append(f'<path d="M{x - 4:.1f},{y - 4:.1f} l8,8 M{x - 4:.1f},{y + 4:.1f} l8,-8" '
                            f'stroke="{stroke}" stroke-width="2" data-skip="{escape(api)}"/>')
     for index, entry in enumerate(skips):
-        out.append(text(left, top + height + 54 + 14 * index,
+        out.append(text(left, top + height + 60 + 14 * index,
                         f"\u00d7  {entry['api']} n={label_n(entry['n'])}: skipped ({entry['reason']})", 11, "start"))
     return out
 
 
 def ratio_panel(run, left, width):
-    """SVG elements of the ratio panel: ktimer/hrtimer median per workload and n, whiskers low to high."""
+    """SVG elements of the ratio panel: ktimer/hrtimer (solid) and ktimer/hrtimer_padded (dashed) median per
+    workload and n, whiskers low to high."""
     top, height = RATIO_TOP, RATIO_HEIGHT
-    found = {workload: {} for workload in COST_WORKLOADS}
+    found = {(workload, other): {} for workload in COST_WORKLOADS for other in RATIO_OTHERS}
     for entry in run.results:
-        if entry["workload"] in found and entry["api"] == "ktimer":
-            value = spread(run, entry["workload"], entry["n"], "median_ns", "hrtimer")
-            if value:
-                found[entry["workload"]][entry["n"]] = value
-    out = [text(left + width / 2, top - 12, "ktimer / hrtimer, per-boot ratios of the median cost", 15,
-                extra=' font-weight="bold"'),
+        for workload, other in found:
+            if entry["workload"] == workload and entry["api"] == "ktimer":
+                value = spread(run, workload, entry["n"], "median_ns", other)
+                if value:
+                    found[workload, other][entry["n"]] = value
+    found = {key: by_n for key, by_n in found.items() if by_n}
+    out = [text(left + width / 2, top - 12, "ktimer / hrtimer (solid) and / hrtimer_padded (dashed, equal size), "
+                                            "per-boot ratios of the median cost", 15, extra=' font-weight="bold"'),
            f'<rect x="{left}" y="{top}" width="{width}" height="{height}" fill="none" stroke="#999"/>']
     ns = sorted({n for by_n in found.values() for n in by_n})
     if not ns:
@@ -164,22 +180,27 @@ def ratio_panel(run, left, width):
                'stroke-dasharray="6,4"/>')
     for n in ns:
         out.append(text(x_position(n, span, left, width), top + height + 16, label_n(n), 11))
-    for index, (workload, by_n) in enumerate(found.items()):
-        stroke, shift = RATIO_COLOURS.get(workload, colour(workload, index)), (index - 0.5) * OFFSET
+        out.append(text(x_position(n, span, left, width), top + height + 28, label_log2(n), 9, extra=' fill="#666"'))
+    for index, ((workload, other), by_n) in enumerate(found.items()):
+        stroke = RATIO_COLOURS.get(workload, colour(workload, index))
+        shift = (index - (len(found) - 1) / 2) * OFFSET
+        dash = f' stroke-dasharray="{RATIO_OTHERS[other]}"' if RATIO_OTHERS[other] else ""
         points = [(x_position(n, span, left, width) + shift, by_n[n]) for n in sorted(by_n)]
         if len(points) > 1:
             path = " ".join(f"{'M' if i == 0 else 'L'}{x:.1f},{y_of(item.median):.1f}"
                             for i, (x, item) in enumerate(points))
-            out.append(f'<path d="{path}" stroke="{stroke}" stroke-width="2" fill="none"/>')
+            out.append(f'<path d="{path}" stroke="{stroke}" stroke-width="2" fill="none"{dash}/>')
         for (x, item), n in zip(points, sorted(by_n)):
             out.append(f'<path d="M{x:.1f},{y_of(item.low):.1f} V{y_of(item.high):.1f}" stroke="{stroke}" '
                        'stroke-width="1.5" fill="none"/>')
             out.append(f'<circle cx="{x:.1f}" cy="{y_of(item.median):.1f}" r="3.5" fill="{stroke}" '
-                       f'data-workload="{workload}" data-n="{n}" data-ratio="{item.median:.4f}"><title>{workload} '
-                       f'n={n}: {item.median:.3f} ({item.low:.3f}-{item.high:.3f}, {item.boots} boots)</title></circle>')
-        out.append(f'<line x1="{left + 10 + 110 * index}" y1="{top + 14}" x2="{left + 28 + 110 * index}" '
-                   f'y2="{top + 14}" stroke="{stroke}" stroke-width="3"/>')
-        out.append(text(left + 32 + 110 * index, top + 18, workload, 12, "start"))
+                       f'data-workload="{workload}" data-other="{other}" data-n="{n}" '
+                       f'data-ratio="{item.median:.4f}"><title>{workload} ktimer/{other} n={n}: {item.median:.3f} '
+                       f'({item.low:.3f}-{item.high:.3f}, {item.boots} boots)</title></circle>')
+        x = left + 10 + 2 * LEGEND_STEP * index
+        out.append(f'<line x1="{x}" y1="{top + 14}" x2="{x + 18}" y2="{top + 14}" stroke="{stroke}" '
+                   f'stroke-width="3"{dash}/>')
+        out.append(text(x + 22, top + 18, f"{workload} / {other}", 12, "start"))
     return out
 
 
@@ -207,7 +228,7 @@ def render(arch, run, boot="highres"):
         out.append(text(WIDTH / 2, 82, "INCOMPLETE: this boot did not finish the benchmark (crash or timeout); "
                                        "partial figures", 12, extra=' fill="#a00" font-weight="bold"'))
     for index, api in enumerate(apis):      # legend
-        x = WIDTH / 2 - 75 * len(apis) / 2 + 75 * index
+        x = WIDTH / 2 - LEGEND_STEP * len(apis) / 2 + LEGEND_STEP * index
         out.append(f'<line x1="{x:.1f}" y1="96" x2="{x + 18:.1f}" y2="96" stroke="{colour(api, index)}" '
                    'stroke-width="3"/>')
         out.append(text(x + 22, 100, api, 12, "start"))

@@ -102,14 +102,16 @@ class GoalsTest(unittest.TestCase):
         goals = bench_analysis.goals({"highres": bench_parse.parse(data_lines("bench-i386-highres.log")),
                                       "lowres": bench_parse.parse(data_lines("bench-i386-lowres.log"))})
         self.assertEqual([(g.name, g.status) for g in goals], [
-            ("cost start_stop", MET), ("cost modify", MISSED), ("growth start_stop", MET),
+            ("cost start_stop", MET), ("cost modify", MISSED), ("equal-size start_stop", UNMEASURED),
+            ("equal-size modify", UNMEASURED), ("growth start_stop", MET),
             ("growth modify", MET), ("expiry", UNMEASURED), ("latency", MET), ("reprograms", UNMEASURED),
             ("lowres", MET)])
         self.assertEqual(goal(goals, "cost start_stop").detail, "worst 0.93 at n=1000000")
         self.assertEqual(goal(goals, "cost modify").detail, "ratio > 1.0 at n=1000000 (1.04)")
         self.assertEqual(goal(goals, "growth start_stop").detail,
                          "n=1000000: grew 1.98x, bound 3.00x (hrtimer grew 1.93x)")
-        self.assertIn("ktimer/hrtimer_soft p99 0.95; ktimer/hrtimer (hard irq) 1.29", goal(goals, "latency").detail)
+        self.assertIn("ktimer/hrtimer_soft p99 0.95 (0.95-0.95), 0 of 1 boots above 1.0 (sign test p=1): at 1.0; "
+                      "ktimer/hrtimer (hard irq) 1.29", goal(goals, "latency").detail)
         self.assertEqual(goal(goals, "lowres").detail, "max 3990000 ns, jiffy 4000000 ns (hz=250): 1.00 jiffy")
 
     def test_cost_limit_is_inclusive_and_names_each_miss(self):
@@ -156,41 +158,87 @@ class GoalsTest(unittest.TestCase):
             return bench_analysis.latency_goal(boot(latency("ktimer", ktimer, 1), latency("hrtimer_soft", soft, 1),
                                                     latency("hrtimer", 1, 1)))
         self.assertEqual(latency_goal(100, 100).status, MET)
-        self.assertEqual(latency_goal(101, 100).status, MISSED)
-        self.assertEqual(latency_goal(101, 100).detail, "ktimer/hrtimer_soft p99 1.01; ktimer/hrtimer (hard irq) 101.00")
+        # one boot cannot place a median off 1.0: a single ratio above it is "at"
+        self.assertEqual(latency_goal(101, 100).status, MET)
+        self.assertEqual(latency_goal(101, 100).detail,
+                         "ktimer/hrtimer_soft p99 1.01 (1.01-1.01), 1 of 1 boots above 1.0 (sign test p=1): at 1.0; "
+                         "ktimer/hrtimer (hard irq) 101.00")
         only_hard = boot(latency("ktimer", 1, 1), latency("hrtimer", 1, 1))
         self.assertEqual(bench_analysis.latency_goal(only_hard).status, UNMEASURED)
 
+    def test_latency_is_missed_when_the_boots_put_it_above(self):
+        from bench.boots import BootSet
+        def boots(ratios):
+            return BootSet([boot(latency("ktimer", 100 * value, 1), latency("hrtimer_soft", 100, 1))
+                            for value in ratios])
+        above = bench_analysis.latency_goal(boots([1.1] * 12 + [0.9] * 3))
+        self.assertEqual(above.status, MISSED)
+        self.assertIn("12 of 15 boots above 1.0 (sign test p=0.035): above 1.0", above.detail)
+        self.assertEqual(bench_analysis.latency_goal(boots([1.1] * 11 + [0.9] * 4)).status, MET)   # p=0.12: at
+        self.assertIn(": below 1.0", bench_analysis.latency_goal(boots([0.9] * 15)).detail)
+
     def test_expiry_against_softirq_hrtimers(self):
+        from bench.boots import BootSet
         def expiry(api, n, per_s):
             return f"ktimer_bench: result workload=expiry api={api} n={n} callbacks_per_s={per_s} fired={n}"
-        found = bench_analysis.expiry_goal(boot(expiry("ktimer", 100, 1000), expiry("hrtimer_soft", 100, 1000),
-                                                expiry("ktimer", 10000, 900), expiry("hrtimer_soft", 10000, 1000),
-                                                expiry("hrtimer", 10000, 1)))
-        self.assertEqual((found.status, found.detail), (MISSED, "ratio < 1.0 at n=10000 (0.90)"))
-        found = bench_analysis.expiry_goal(boot(expiry("ktimer", 100, 1000), expiry("hrtimer_soft", 100, 1000)))
-        self.assertEqual((found.status, found.detail), (MET, "worst 1.00 at n=100"))
+        slower = BootSet([boot(expiry("ktimer", 100, 1000), expiry("hrtimer_soft", 100, 1000),
+                               expiry("ktimer", 10000, 900), expiry("hrtimer_soft", 10000, 1000),
+                               expiry("hrtimer", 10000, 1)) for _ in range(6)])
+        found = bench_analysis.expiry_goal(slower)
+        self.assertEqual(found.status, MISSED)
+        self.assertEqual(found.detail, "n=100: 1.00 (1.00-1.00), every boot at the limit (sign test p=1): at 1.0; "
+                                       "n=10000: 0.90 (0.90-0.90), 0 of 6 boots above 1.0 (sign test p=0.031): "
+                                       "below 1.0")
+        found = bench_analysis.expiry_goal(boot(expiry("ktimer", 100, 1000), expiry("hrtimer_soft", 100, 900)))
+        self.assertEqual(found.status, MET)
         self.assertEqual(bench_analysis.expiry_goal(boot(expiry("ktimer", 100, 1))).status, UNMEASURED)
 
-    def test_reprograms_compare_counts_not_ratios(self):
+    def test_sign_test(self):
+        self.assertEqual(bench_analysis.sign_test(0, 0), 1.0)
+        self.assertEqual(bench_analysis.sign_test(5, 0), 2 / 32)        # 5 boots can never be significant
+        self.assertAlmostEqual(bench_analysis.sign_test(12, 3), 0.0352, places=4)
+        self.assertEqual(bench_analysis.sign_test(3, 12), bench_analysis.sign_test(12, 3))
+        self.assertEqual(bench_analysis.sign_test(7, 8), 1.0)
+
+    def test_reprograms_against_softirq_hrtimers(self):
         def counted(workload, api, n, count):
             return f"ktimer_bench: result workload={workload} api={api} n={n} median_ns=1 reprograms_per_1k={count}"
         found = bench_analysis.reprograms_goal(boot(counted("start_stop", "ktimer", 0, 0),
-                                                    counted("start_stop", "hrtimer", 0, 0),
+                                                    counted("start_stop", "hrtimer_soft", 0, 0),
                                                     counted("modify", "ktimer", 0, 0.5),
-                                                    counted("modify", "hrtimer", 0, 0.25)))
+                                                    counted("modify", "hrtimer_soft", 0, 0.25),
+                                                    counted("modify", "hrtimer", 0, 1)))
         self.assertEqual((found.status, found.detail),
-                         (MISSED, "more at modify n=0 (0.5 > 0.25); <= hrtimer_soft's everywhere"))
-        found = bench_analysis.reprograms_goal(boot(counted("start_stop", "ktimer", 0, 0),
-                                                    counted("start_stop", "hrtimer", 0, 0)))
-        self.assertEqual((found.status, found.detail),
-                         (MET, "1 workload and n pairs compared; <= hrtimer_soft's everywhere"))
+                         (MISSED, "more at modify n=0 (0.5 > 0.25); <= hrtimer's (hard irq) everywhere too"))
         found = bench_analysis.reprograms_goal(boot(counted("wakeups", "ktimer", 1000, 1766),
                                                     counted("wakeups", "hrtimer", 1000, 896),
-                                                    counted("wakeups", "hrtimer_soft", 1000, 1700)))
-        self.assertEqual(found.detail, "more at wakeups n=1000 (1766 > 896); <= hrtimer_soft's except at "
-                                       "wakeups n=1000")
-        self.assertEqual(bench_analysis.reprograms_goal(boot(cost("modify", "ktimer", 0, 1))).status, UNMEASURED)
+                                                    counted("wakeups", "hrtimer_soft", 1000, 1770),
+                                                    counted("expiry", "ktimer", 100, 3)))
+        self.assertEqual((found.status, found.detail),
+                         (MET, "1 workload and n pairs compared; hrtimer (hard irq), information: more at wakeups "
+                               "n=1000 (1766 > 896); no hrtimer_soft count at expiry n=100"))
+        only_hard = boot(counted("modify", "ktimer", 0, 1), counted("modify", "hrtimer", 0, 1))
+        self.assertEqual(bench_analysis.reprograms_goal(only_hard).status, UNMEASURED)
+
+    def test_equal_size_cost_is_its_own_goal(self):
+        run = boot(cost("start_stop", "ktimer", 0, 105), cost("start_stop", "hrtimer", 0, 100),
+                   cost("start_stop", "hrtimer_padded", 0, 110))
+        goals = bench_analysis.goals({"highres": run})
+        self.assertEqual(goal(goals, "cost start_stop").status, MISSED)
+        equal = goal(goals, "equal-size start_stop")
+        self.assertEqual((equal.status, equal.detail), (MET, "worst 0.95 at n=0"))
+        self.assertEqual(equal.rule, "ktimer/hrtimer_padded median <= 1.0 at every n")
+
+    def test_growth_rows_give_the_slope_per_doubling(self):
+        run = boot(*(cost("modify", api, n, 10 + 2 * math.log2(n) * (1.5 if api == "hrtimer" else 1))
+                     for api in ("ktimer", "hrtimer") for n in (100, 10000, 1000000)),
+                   cost("modify", "ktimer", 0, 5))
+        rows = bench_analysis.growth_rows(run)
+        self.assertEqual([row.n for row in rows], [100, 10000, 1000000])      # n=0 has no log2
+        self.assertEqual(rows[0].slopes, {"ktimer": None, "hrtimer": None})
+        self.assertAlmostEqual(rows[1].slopes["ktimer"], 2.0)
+        self.assertAlmostEqual(rows[2].slopes["hrtimer"], 3.0)
+        self.assertEqual(rows[1].to_dict()["log2_n"], 13.288)
 
     def test_several_boots_judge_the_median_of_their_ratios(self):
         from bench.boots import BootSet
@@ -219,7 +267,7 @@ class GoalsTest(unittest.TestCase):
 
     def test_without_a_highres_boot(self):
         goals = bench_analysis.goals({"lowres": boot(latency("ktimer", 1, 1), engine="lowres")})
-        self.assertEqual([g.status for g in goals], [UNMEASURED] * 7 + [MET])
+        self.assertEqual([g.status for g in goals], [UNMEASURED] * 9 + [MET])
 
     def test_callbacks_that_did_not_fire(self):
         notes = bench_analysis.fired_notes({"highres": boot(latency("ktimer", 1, 1, fired=9990))})

@@ -162,10 +162,11 @@ class LineFormatTest(unittest.TestCase):
         self.assertIn("a second `begin`", run.problems[0])
 
     def test_another_format_version_is_read_with_a_warning(self):
-        run = parse(BEGIN.replace("version=1", "version=3"), END)
+        run = parse(BEGIN.replace("version=1", "version=4"), END)
         self.assertTrue(run.complete)
-        self.assertIn("format version 3", run.problems[0])
+        self.assertIn("format version 4", run.problems[0])
         self.assertEqual(parse(BEGIN.replace("version=1", "version=2"), END).problems, [])
+        self.assertEqual(parse(BEGIN.replace("version=1", "version=3"), END).problems, [])
 
 
 class PartialRunTest(TempDirTestCase):

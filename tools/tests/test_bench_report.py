@@ -31,8 +31,29 @@ class TextTest(unittest.TestCase):
         self.assertEqual(start_stop_0.split()[4:], ["812", "900", "-", "400", "0.90", "-", "2.03"])
         self.assertIn("per-CPU (bytes)    2368      320         n/a", lines)
         goals = [line for line in lines if line.startswith("  ")]
-        self.assertEqual([line.split()[0] for line in goals], ["met", "MISSED", "met", "met", "not", "met", "not", "met"])
+        self.assertEqual([line.split()[0] for line in goals], ["met", "MISSED", "not", "not", "met", "met", "not", "met", "not", "met"])
         self.assertIn("cost modify", goals[1])
+
+    def test_equal_size_column_element_sizes_and_growth(self):
+        lines = ["ktimer_bench: begin version=3 engine=highres hz=100 cpu=0 ncpus=1 batch=4096 batches=101",
+                 "ktimer_bench: size api=ktimer timer_bytes=80 elem_bytes=88 percpu_bytes=1000",
+                 "ktimer_bench: size api=hrtimer timer_bytes=64 elem_bytes=72 percpu_bytes=500",
+                 "ktimer_bench: size api=hrtimer_padded timer_bytes=64 elem_bytes=88 percpu_bytes=500"]
+        costs = {"ktimer": (20, 30, 40), "hrtimer": (19, 29, 42), "hrtimer_padded": (21, 31, 41)}
+        for api, figures in costs.items():
+            lines += [f"ktimer_bench: result workload=modify api={api} n={n} median_ns={ns}"
+                      for n, ns in zip((100, 10000, 1000000), figures)]
+        run = bench_parse.parse(lines + ["ktimer_bench: end elapsed_ms=1"])
+        text = bench_report.text_lines("um", [Boot("highres", "bench", None, "PASS", [], run)])
+        self.assertIn("element (bytes)      88       72              88", text)
+        header = next(line for line in text if line.startswith("boot "))
+        self.assertEqual(header.split()[-2:], ["kt/hr", "kt/hr_pad"])
+        growth = text[text.index(next(line for line in text if line.startswith("cost per operation"))) + 1:]
+        self.assertEqual(growth[0].split(), ["workload", "n", "log2", "n", "ktimer", "ns/doubling", "hrtimer",
+                                             "ns/doubling", "hrtimer_padded", "ns/doubling"])
+        self.assertEqual(growth[2].split(), ["modify", "100", "6.6", "20", "-", "19", "-", "21", "-"])
+        self.assertEqual(growth[3].split(), ["modify", "10000", "13.3", "30", "+1.51", "29", "+1.51", "31",
+                                             "+1.51"])
 
     def test_a_boot_before_the_high_resolution_switch_is_named(self):
         run = bench_parse.parse(["ktimer_bench: begin version=2 engine=highres hz=250 hres=0 hres_wait_ms=10000",
@@ -45,7 +66,7 @@ class TextTest(unittest.TestCase):
         lines = bench_report.text_lines("i386", [boot("highres", "real-i386-bench-highres.log"),
                                                  boot("lowres", "real-i386-bench-lowres.log")])
         goals = [line.split()[0] for line in lines if line.startswith("  ")]
-        self.assertEqual(goals, ["MISSED", "MISSED", "MISSED", "MISSED", "not", "met", "not", "MISSED"])
+        self.assertEqual(goals, ["MISSED", "MISSED", "not", "not", "MISSED", "MISSED", "not", "met", "not", "MISSED"])
         latency = next(line for line in lines if line.startswith("highres  latency"))
         self.assertEqual(latency.split()[4:], ["99282", "109929", "226843", "37004612", "0.90", "0.44", "0.0027"])
         self.assertIn("(hrtimer grew 4.16x)", next(line for line in lines if "growth start_stop" in line))
@@ -99,7 +120,10 @@ class WriteTest(TempDirTestCase):
                                             "ratios": {"hrtimer": 812 / 900, "timer_list": 812 / 400},
                                             "ranges": {}})
         self.assertEqual([goal["status"] for goal in saved["goals"]],
-                         ["met", "missed", "met", "met", "not measured", "met", "not measured", "met"])
+                         ["met", "missed", "not measured", "not measured", "met", "met", "not measured", "met",
+                          "not measured", "met"])
+        self.assertEqual([row["n"] for row in saved["growth"] if row["workload"] == "start_stop"],
+                         [100, 10000, 1000000])
         self.assertEqual(saved["boots"][1]["bench"]["begin"]["engine"], "lowres")
         self.assertTrue((self.tmp / "i386-bench" / "bench.svg").read_text().startswith("<svg"))
 

@@ -123,6 +123,22 @@ class DocumentTest(unittest.TestCase):
         self.assertTrue(any(t and t.startswith("native:") for t in texts))
         self.assertTrue(any("(each the median over 3 boots)" in (t or "") for t in texts))
 
+    def test_the_ratio_panel_draws_the_equal_size_ratio_dashed(self):
+        lines = []
+        for line in data_lines("bench-i386-highres.log"):      # each modify hrtimer line, padded beside it
+            lines.append(line)
+            if "workload=modify api=hrtimer " in line:
+                lines.append(line.replace("api=hrtimer ", "api=hrtimer_padded ").replace("median_ns=", "median_ns=1"))
+        root = ET.fromstring(bench_svg.render("um", bench_parse.parse(lines)))
+        circles = [e for e in root.iter(f"{SVG}circle") if e.get("data-workload")]
+        others = {(e.get("data-workload"), e.get("data-other")) for e in circles}
+        self.assertEqual(others, {("start_stop", "hrtimer"), ("modify", "hrtimer"), ("modify", "hrtimer_padded")})
+        dashed = [e for e in root.iter(f"{SVG}path") if e.get("stroke-dasharray") == "5,3"]
+        self.assertEqual(len(dashed), 1)        # the modify / hrtimer_padded line (its legend is a <line>)
+        texts = [element.text for element in root.iter(f"{SVG}text")]
+        self.assertIn("2^13.3", texts)          # n=1e4 on the log2 scale
+        self.assertIn("modify / hrtimer_padded", texts)
+
     def test_a_panel_without_figures(self):
         run = bench_parse.parse(["ktimer_bench: begin version=1 engine=highres hz=250",
                                  "ktimer_bench: result workload=start_stop api=ktimer n=0 median_ns=5"])

@@ -9,14 +9,24 @@
  *
  *  - start_stop: start and cancel one timer while n others are pending;
  *  - modify:     re-arm a pending timer among n;
- *  - expiry:     n timers due at the same time, callbacks per second;
+ *  - expiry:     n timers due at the same time, callbacks per second,
+ *		  and the events of the run from its first interrupt on;
  *  - latency:    n timers at random sub-jiffy offsets over 25 jiffies,
  *		  callback time minus the requested expiry (low-resolution
  *		  boots: the bound is one jiffy);
  *  - wakeups:    1,000 timers at random offsets over 25 jiffies, all armed
  *		  at once, while the CPU idles: clock-event interrupts and
  *		  reprograms per 1,000 timers;
- *  - size:       the timer structures and the per-CPU bases.
+ *  - size:       the timer structures, the elements the benchmark embeds
+ *		  them in, and the per-CPU bases.
+ *
+ * A ktimer keeps every field of the 2005 API, so its element is larger than
+ * an hrtimer's.  start_stop and modify therefore also run on hrtimers in
+ * elements padded to the ktimer element's size and alignment
+ * ("hrtimer_padded"): the same memory per timer and the same allocation
+ * pattern, which leaves the code as the only difference.  The soft hrtimer
+ * runs every workload too, since ktimers run their callbacks in a softirq
+ * as it does.
  *
  * Besides time, every workload counts events, which do not depend on the
  * machine's speed and compare exactly: how often the CPU's clock event
@@ -83,7 +93,11 @@ MODULE_PARM_DESC(max_n, "skip workloads with more timers than this");
 /* The latency timers are due over this many jiffies */
 #define BENCH_SPREAD_JIFFIES	25
 
-static const unsigned long bench_sizes[] = { 0, 100, 10000, 1000000 };
+/* Every decade from 100: cost against log2(n) shows where caches bend it */
+static const unsigned long bench_sizes[] = {
+	0, 100, 1000, 10000, 100000, 1000000,
+};
+
 static const unsigned long expiry_sizes[] = { 100, 10000, 100000 };
 
 /* The state the callbacks of one expiry or latency run report to */
@@ -146,8 +160,24 @@ static int count_set_next_ktime(ktime_t expires, struct clock_event_device *dev)
 	return events.set_next_ktime(expires, dev);
 }
 
+/*
+ * An expiry run counts the events from the first interrupt at or after
+ * its due time: the idle wait before it, which the arming lead makes long,
+ * counts whatever else wakes the CPU (workqueues, RCU), not the timers.
+ */
+static struct {
+	ktime_t			due;	/* 0: not watching */
+	bool			seen;
+	struct bench_counts	at;	/* the counts just before that interrupt */
+} due_watch;
+
 static void count_event_handler(struct clock_event_device *dev)
 {
+	if (due_watch.due && !due_watch.seen && ktime_get() >= due_watch.due) {
+		due_watch.seen = true;
+		due_watch.at.reprograms = events.reprograms;
+		due_watch.at.interrupts = events.interrupts;
+	}
 	events.interrupts++;
 	events.event_handler(dev);
 }
@@ -300,22 +330,37 @@ static enum hrtimer_restart bench_hrtimer_fn(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
-static void bench_hrtimer_setup(void *elem, enum hrtimer_mode mode)
+static void bench_hrtimer_setup(void *elem, clockid_t clock,
+				enum hrtimer_mode mode)
 {
 	struct bench_hrtimer *e = elem;
 
-	hrtimer_init(&e->timer, CLOCK_MONOTONIC, mode);
+	hrtimer_init(&e->timer, clock, mode);
 	e->timer.function = bench_hrtimer_fn;
 }
 
 static void bench_hrtimer_init(void *elem)
 {
-	bench_hrtimer_setup(elem, HRTIMER_MODE_ABS_PINNED);
+	bench_hrtimer_setup(elem, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED);
 }
 
 static void bench_hrtimer_soft_init(void *elem)
 {
-	bench_hrtimer_setup(elem, HRTIMER_MODE_ABS_PINNED_SOFT);
+	bench_hrtimer_setup(elem, CLOCK_MONOTONIC,
+			    HRTIMER_MODE_ABS_PINNED_SOFT);
+}
+
+/*
+ * The padded hrtimers are pending together with the plain ones, so they
+ * need a tree of their own: on the hard CLOCK_MONOTONIC base each would
+ * walk a tree of 2n.  The hard CLOCK_BOOTTIME base runs the same code;
+ * only start_stop and modify use it, whose expiries are an hour or more
+ * away, so that its offset from CLOCK_MONOTONIC (0 until a suspend) does
+ * not matter.
+ */
+static void bench_hrtimer_padded_init(void *elem)
+{
+	bench_hrtimer_setup(elem, CLOCK_BOOTTIME, HRTIMER_MODE_ABS_PINNED);
 }
 
 static void bench_hrtimer_arm(void *elem, const struct bench_expiry *exp)
@@ -389,6 +434,17 @@ static void bench_wheel_destroy(void *elem)
 	timer_shutdown_sync(&e->timer);
 }
 
+/*
+ * hrtimers in slots of the ktimer element's size and alignment: one page
+ * holds as many as it holds ktimer elements, and the tree's nodes are as
+ * far apart in memory, so the cache footprint is the same.
+ */
+#define BENCH_EQUAL_ALIGN	MAX(__alignof__(struct bench_ktimer), \
+				    __alignof__(struct bench_hrtimer))
+#define BENCH_EQUAL_SIZE	ALIGN(MAX(sizeof(struct bench_ktimer), \
+					  sizeof(struct bench_hrtimer)), \
+				      BENCH_EQUAL_ALIGN)
+
 static const struct bench_api api_ktimer = {
 	.name = "ktimer",
 	.size = sizeof(struct bench_ktimer),
@@ -406,6 +462,17 @@ static const struct bench_api api_hrtimer = {
 	.timer_size = sizeof(struct hrtimer),
 	.percpu_size = sizeof(struct hrtimer_cpu_base),
 	.init = bench_hrtimer_init,
+	.arm = bench_hrtimer_arm,
+	.cancel = bench_hrtimer_cancel,
+	.destroy = bench_hrtimer_destroy,
+};
+
+static const struct bench_api api_hrtimer_padded = {
+	.name = "hrtimer_padded",
+	.size = BENCH_EQUAL_SIZE,
+	.timer_size = sizeof(struct hrtimer),
+	.percpu_size = sizeof(struct hrtimer_cpu_base),
+	.init = bench_hrtimer_padded_init,
 	.arm = bench_hrtimer_arm,
 	.cancel = bench_hrtimer_cancel,
 	.destroy = bench_hrtimer_destroy,
@@ -434,8 +501,10 @@ static const struct bench_api api_wheel = {
 	.destroy = bench_wheel_destroy,
 };
 
+/* The APIs of start_stop and modify, and of the sizes */
 static const struct bench_api *const bench_apis[] = {
-	&api_ktimer, &api_hrtimer, &api_wheel,
+	&api_ktimer, &api_hrtimer, &api_hrtimer_padded, &api_hrtimer_soft,
+	&api_wheel,
 };
 
 /* ---- timers by the million: page-sized chunks, no large vmalloc ---- */
@@ -728,6 +797,8 @@ static unsigned long fire_at_once(struct bench_pool *pool)
 	fire_begin(pool->n);
 	epoch_now(&epoch);
 	expiry_at(&exp, &epoch, lead);
+	due_watch.seen = false;
+	WRITE_ONCE(due_watch.due, exp.ns);
 	for (i = 0; i < pool->n; i++) {
 		pool->api->arm(pool_at(pool, i), &exp);
 		if (!(i % 1024))
@@ -785,7 +856,9 @@ static void bench_expiry(const struct bench_api *api, unsigned long n)
 	counts_now(&before);
 	fired = fire_at_once(&pool);
 	counts_now(&after);
-	counts_add(&counts, &before, &after);
+	WRITE_ONCE(due_watch.due, 0);
+	/* No interrupt at or after the due time seen: count it all */
+	counts_add(&counts, due_watch.seen ? &due_watch.at : &before, &after);
 	span = ktime_sub(bench.last, bench.first);
 	pool_release(&pool);
 
@@ -920,14 +993,14 @@ static int ktimer_bench_thread(void *unused)
 	int a, i;
 
 	init_completion(&bench.done);
-	pr_info("begin version=2 engine=%s hz=%d cpu=%d ncpus=%u batch=%d batches=%d counts=%d hres=%d hres_wait_ms=%u\n",
+	pr_info("begin version=3 engine=%s hz=%d cpu=%d ncpus=%u batch=%d batches=%d counts=%d hres=%d hres_wait_ms=%u\n",
 		highres ? "highres" : "lowres", HZ, raw_smp_processor_id(),
 		num_online_cpus(), BENCH_BATCH, BENCH_BATCHES,
 		events_attach(), hrtimer_resolution == 1, waited_ms);
 	for (a = 0; a < ARRAY_SIZE(bench_apis); a++)
-		pr_info("size api=%s timer_bytes=%u percpu_bytes=%d\n",
+		pr_info("size api=%s timer_bytes=%u elem_bytes=%u percpu_bytes=%d\n",
 			bench_apis[a]->name, bench_apis[a]->timer_size,
-			bench_apis[a]->percpu_size ?
+			bench_apis[a]->size, bench_apis[a]->percpu_size ?
 			(int)bench_apis[a]->percpu_size : -1);
 
 	/* The costs do not depend on the engine: measured in the highres boot */
