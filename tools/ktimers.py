@@ -255,7 +255,7 @@ def cmd_selftest(args):
             continue
         keep_going(guest_selftests.results_name(arch, configuration.name), failed, lambda: guest_selftests.run_arch(
             Path(args.tree), arch, plan, known, timeout=args.timeout, results_root=Path(args.results_dir),
-            configuration=configuration), args)
+            configuration=configuration, side_by_side=not args.one_at_a_time), args)
     if failed:
         return 1
 
@@ -493,6 +493,8 @@ def build_parser():
                          help="seconds per QEMU boot (default: the plan's timeouts plus a boot allowance)")
     command.add_argument("--full", action="store_true",
                          help="also the tests selftests/plan marks `run = full` (minutes more per boot)")
+    command.add_argument("--one-at-a-time", action="store_true",
+                         help="boot the two columns one after the other (default: side by side)")
     command.add_argument("--plan", default=str(SELFTEST_PLAN), help="the plan file (default selftests/plan)")
     command.add_argument("--known", default=str(KNOWN_FAILURES), help=argparse.SUPPRESS)
     command.add_argument("--config", default="default", metavar="NAME",

@@ -22,12 +22,17 @@ def log_path(environ=None):
     return Path(path) if path else None
 
 
-def record(name, seconds, detail="", path=None):
-    """Append one step; a log that cannot be written never fails the run."""
+def record(name, seconds, detail="", path=None, part_of=None):
+    """Append one step; a log that cannot be written never fails the run. A step that ran side by side
+    with others inside a recorded step names that step in part_of: the table shows it under it and leaves
+    it out of the total."""
     path = path or log_path()
     if path is None:
         return
-    line = json.dumps({"step": name, "seconds": round(seconds, 1), "detail": detail})
+    entry = {"step": name, "seconds": round(seconds, 1), "detail": detail}
+    if part_of:
+        entry["part_of"] = part_of
+    line = json.dumps(entry)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "a") as log:
@@ -66,11 +71,14 @@ def table(steps):
     """The step table's lines: one row per step and a total; [] for no steps."""
     if not steps:
         return []
-    width = max(len("step"), *(len(step["step"]) for step in steps))
+    def name(step):
+        return f"  {step['step']}" if step.get("part_of") else step["step"]
+    width = max(len("step"), *(len(name(step)) for step in steps))
     lines = ["where the time went:", f"  {'step'.ljust(width)}  {'time':>7}  detail"]
     for step in steps:
-        lines.append(f"  {step['step'].ljust(width)}  {format_duration(step.get('seconds')):>7}  "
+        lines.append(f"  {name(step).ljust(width)}  {format_duration(step.get('seconds')):>7}  "
                      f"{step.get('detail', '')}".rstrip())
-    total = sum(step.get("seconds") or 0 for step in steps)
+    # steps that ran side by side inside another are in that one's time
+    total = sum(step.get("seconds") or 0 for step in steps if not step.get("part_of"))
     lines.append(f"  {'total'.ljust(width)}  {format_duration(total):>7}")
     return lines

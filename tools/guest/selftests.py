@@ -1,13 +1,19 @@
 """`make selftest`: the kernel's timer selftests in the guest, per arch, in two columns.
 
 For one arch: build the guest userspace (guest_build), boot the `default` KUnit
-image (or another configuration's, `--config kmemleak`) twice with it (guest_qemu), ktimer.users=1 then ktimer.users=0, parse both
+image (or another configuration's, `--config kmemleak`) twice with it (guest_qemu), ktimer.users=1 and ktimer.users=0, parse both
 consoles (guest_output), compare the columns (guest_compare), scan the kernel
 logs (logscan), and write build/results/<arch>-selftests/ (guest_report).
+
+The two columns boot side by side: each guest sleeps for most of its run (the
+plan's long tests wait on timers), so two QEMU processes on two host cores take
+the time of one (docs/running.md#times); `side_by_side=False` boots them one
+after the other.
 """
 
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from guest import build as guest_build, compare as guest_compare, output as guest_output, qemu as guest_qemu
@@ -81,8 +87,9 @@ def boot_column(params, kernel, initramfs, arch, users_on, console, timeout, lab
 
 
 def run_arch(tree, arch_name, plan, known, timeout=None, results_root=RESULTS_DIR,
-             kunit_build_root=KUNIT_BUILD_DIR, configuration=None):
-    """Run both columns on one arch; returns the results document (also in results.json).
+             kunit_build_root=KUNIT_BUILD_DIR, configuration=None, side_by_side=True):
+    """Run both columns on one arch, side by side unless side_by_side is False; returns the results
+    document (also in results.json).
 
     configuration (of kunit_configs/matrix) picks the image, and its kernel_args are added to both
     columns' command lines; None is `default`."""
@@ -102,14 +109,26 @@ def run_arch(tree, arch_name, plan, known, timeout=None, results_root=RESULTS_DI
         # the configuration's own kernel_args (the hang detectors of repeat-posix)
         extra_args = configuration.kernel_args if configuration else ()
         runs, boots, consoles, problems, findings, statuses = {}, {}, {}, [], [], []
-        for column, users_on in ((ON, True), (OFF, False)):
+
+        def column_boot(column, users_on):
             label = f"{arch_name}-{column}"
             consoles[column] = result_dir / f"console-{column}.log"
             progress("selftest", f"{column} path: ktimer.users={int(users_on)}, {len(planned)} test(s), "
                                  f"timeout {timeout}s", label)
-            boot, runs[column], trouble = boot_column(
-                params, kernel, image.initramfs, arch, users_on, consoles[column], timeout, label, planned,
-                extra_args=extra_args, on_line=echo(label))
+            return boot_column(params, kernel, image.initramfs, arch, users_on, consoles[column], timeout, label,
+                               planned, extra_args=extra_args, on_line=echo(label))
+
+        columns = ((ON, True), (OFF, False))
+        both_start = time.time()
+        with ThreadPoolExecutor(max_workers=len(columns) if side_by_side else 1) as pool:
+            futures = [pool.submit(column_boot, column, users_on) for column, users_on in columns]
+        both_seconds = time.time() - both_start
+        together = f"selftests {arch_name}" if side_by_side else None
+        if together:
+            steps.record(together, both_seconds, "both columns side by side")
+        for (column, users_on), future in zip(columns, futures):
+            label = f"{arch_name}-{column}"
+            boot, runs[column], trouble = future.result()
             boots[column] = boot.seconds
             if trouble:
                 statuses.append(trouble[0])
@@ -118,7 +137,7 @@ def run_arch(tree, arch_name, plan, known, timeout=None, results_root=RESULTS_DI
                 findings.append(dict(finding.to_dict(), console=rel(consoles[column]), column=column))
             progress("selftest", f"{column} path done in {format_duration(boot.seconds)}", label)
             steps.record(f"selftests {label}", boot.seconds,
-                         f"ktimer.users={int(users_on)}, {len(planned)} programs")
+                         f"ktimer.users={int(users_on)}, {len(planned)} programs", part_of=together)
     comparison = guest_compare.compare(arch_name, plan, image.not_built, runs[ON], runs[OFF], known)
     problems += comparison.problems
     if findings:

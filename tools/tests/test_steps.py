@@ -26,6 +26,17 @@ class StepLogTest(unittest.TestCase):
         self.assertTrue(lines[-1].strip().startswith("total"))
         self.assertIn("6m22s", lines[-1])
 
+    def test_steps_side_by_side_show_under_their_step_and_count_once(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            log = Path(tmp) / "steps.jsonl"
+            steps.record("selftests i386", 210.0, "both columns side by side", path=log)
+            steps.record("selftests i386-ktimer", 205.0, path=log, part_of="selftests i386")
+            steps.record("selftests i386-hrtimer", 208.0, path=log, part_of="selftests i386")
+            lines = steps.table(steps.load(log))
+        self.assertTrue(lines[2].startswith("  selftests i386   "))
+        self.assertTrue(lines[3].startswith("    selftests i386-ktimer"))
+        self.assertIn("3m30s", lines[-1])       # 210 s, not 623
+
     def test_without_the_variable_nothing_is_written(self):
         with mock.patch.dict("os.environ", {}, clear=True):
             steps.record("deps", 1.0)
