@@ -126,7 +126,9 @@ def print_details(arch, config, document):
         for number, text in head_and_tail(shown):
             print(f"    {number:>6}| {text}" if number else f"    {text}")
         if log and (len(shown) > MAX_LOG_LINES or len(shown) < len(log)):
-            print(f"    (full log: {document.get('console_log')} lines {log[0][0]}-{log[-1][0]})")
+            # a selftest case names its column's console; a KUnit case has the run's one
+            console = node.get("console") or document.get("console_log")
+            print(f"    (full log: {console} lines {log[0][0]}-{log[-1][0]})")
     findings = document.get("findings", [])
     if findings:
         # each finding names its own console: a selftest run has one per column

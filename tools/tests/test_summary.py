@@ -80,6 +80,20 @@ class SummaryTest(TempDirTestCase):
         self.assertIn("build/results/arm-selftests/console-hrtimer.log:270: [stack-overflow]", out)
         self.assertNotIn("console-ktimer.log:270", out)
 
+    def test_a_failing_case_names_its_own_columns_console(self):
+        # CI pointed at console-ktimer.log for a case that failed in the hrtimer column
+        log = [[431 + i, f"guest: kt_posix_timers| line {i}"] for i in range(40)]
+        failing = {"name": "kt_posix_timers", "status": "FAIL", "log": log,
+                   "console": "build/results/i386-selftests/console-hrtimer.log"}
+        doc = document("FAIL", counts={"PASS": 5, "FAIL": 1},
+                       suites=[{"name": "hrtimer_path", "status": "FAIL", "children": [failing], "log": [],
+                                "errors": []}])
+        doc["console_log"] = "build/results/i386-selftests/console-ktimer.log"
+        self.put("i386", doc)
+        _, _, out = self.summarize(["i386"])
+        self.assertIn("(full log: build/results/i386-selftests/console-hrtimer.log lines 431-470)", out)
+        self.assertNotIn("console-ktimer.log lines", out)
+
     def test_the_parsers_disagreeing_is_a_failure(self):
         problem = "kunit.py's parser and ktap.py disagree on 1 test(s): s.t: ktap.py PASS, kunit_parser FAIL"
         disagreeing = document("FAIL", counts={"PASS": 5}, problems=[problem])
