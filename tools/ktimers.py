@@ -354,6 +354,13 @@ def cmd_matrix(args):
         print(line)
 
 
+def cmd_footprint(args):
+    from kunit import footprint
+    for build_dir in args.build_dirs:
+        for line in footprint.lines(Path(build_dir), top=args.top, depth=args.depth):
+            print(line)
+
+
 def cmd_style(args):
     from series import compile_check, style
     try:
@@ -570,6 +577,12 @@ def build_parser():
 
     command = add("matrix", cmd_matrix, "list the test configurations of kunit_configs/matrix")
     command.add_argument("--matrix", default=str(MATRIX_FILE), help=argparse.SUPPRESS)
+
+    command = add("footprint", cmd_footprint, "objects per directory of kernel build dirs (what a configuration "
+                                              "compiles, largest first)")
+    command.add_argument("build_dirs", nargs="+", help="kbuild output dirs, e.g. build/kunit/i386-default")
+    command.add_argument("--top", type=int, default=25, help="directories to list (default 25)")
+    command.add_argument("--depth", type=int, default=2, help="directory levels to group by (default 2)")
 
     command = add("style", cmd_style, "checkpatch and kernel-doc on kernel/; sparse and W=1 on the series' "
                                       "files per ARCH (none: skipped)", tree=True)
