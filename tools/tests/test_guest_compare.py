@@ -87,6 +87,18 @@ class CountersTest(unittest.TestCase):
         self.assertEqual(len(problems), 1)
         self.assertIn("posix_timer", problems[0])
 
+    def test_a_counter_needs_to_grow_only_when_a_program_that_uses_it_ran(self):
+        # make repeat SELFTESTS=1 PROGRAMS=kt_posix_timers: no itimer program ran, so itimer stays at 0
+        counters = {"before": {"mode": "on", "itimer": 0, "posix_timer": 0},
+                    "after": {"mode": "on", "itimer": 0, "posix_timer": 40}}
+        self.assertEqual(guest_compare.counter_problems(ON, counters, ran=["kt_posix_timers"]), [])
+        problems = guest_compare.counter_problems(ON, counters, ran=["kt_posix_timers", "kt_itimer"])
+        self.assertEqual(len(problems), 1)
+        self.assertIn("`itimer`", problems[0])
+        # the hrtimer column stays at 0 whatever ran
+        off = {"after": {"mode": "off", "itimer": 2}}
+        self.assertEqual(len(guest_compare.counter_problems(OFF, off, ran=["kt_posix_timers"])), 1)
+
     def test_a_counter_the_kernel_does_not_print_is_not_required(self):
         counters = {"before": {"mode": "on", "nanosleep": 1}, "after": {"mode": "on", "nanosleep": 5}}
         self.assertEqual(guest_compare.counter_problems(ON, counters), [])
