@@ -29,6 +29,7 @@ Every kunit and selftest run is recorded in the results database
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -238,6 +239,10 @@ def cmd_bench(args):
 
 
 def cmd_selftest(args):
+    """Each arch's two columns boot side by side, and the arches side by side too: four guests that sleep
+    for most of their run (--one-at-a-time: one boot after the other)."""
+    from concurrent.futures import ThreadPoolExecutor
+    from common import steps
     from guest import selftests as guest_selftests, known_failures, plan as selftest_plan
     from kunit import matrix
     for arch in args.arches:
@@ -245,17 +250,30 @@ def cmd_selftest(args):
     plan = selftest_plan.load(Path(args.plan), full=args.full)
     known = known_failures.load(Path(args.known))
     configuration = matrix.load(Path(args.matrix)).get(args.config)
-    failed = []
+    arches = []
     for arch in args.arches:
         if not configuration.runs_on(arch):
             progress("selftest", f"not run: configuration {configuration.name} does not run on this arch", arch)
-            continue
-        if not guest_selftests.supported(arch):
+        elif not guest_selftests.supported(arch):
             progress("selftest", "not run: tools/common/arches.py names no user-space compiler for this arch", arch)
-            continue
-        keep_going(guest_selftests.results_name(arch, configuration.name), failed, lambda: guest_selftests.run_arch(
+        else:
+            arches.append(arch)
+    side_by_side = not args.one_at_a_time
+    parent = "selftests" if side_by_side and len(arches) > 1 else None
+
+    def run(arch):
+        return guest_selftests.run_arch(
             Path(args.tree), arch, plan, known, timeout=args.timeout, results_root=Path(args.results_dir),
-            configuration=configuration, side_by_side=not args.one_at_a_time), args)
+            configuration=configuration, side_by_side=side_by_side, step_parent=parent)
+    start = time.time()
+    with ThreadPoolExecutor(max_workers=len(arches) if parent else 1) as pool:
+        futures = {arch: pool.submit(run, arch) for arch in arches}
+        failed = []
+        # recorded one after the other, in arch order, as each finishes
+        for arch in arches:
+            keep_going(guest_selftests.results_name(arch, configuration.name), failed, futures[arch].result, args)
+    if parent:
+        steps.record(parent, time.time() - start, f"{' and '.join(arches)} side by side")
     if failed:
         return 1
 
@@ -501,7 +519,7 @@ def build_parser():
     command.add_argument("--full", action="store_true",
                          help="also the tests selftests/plan marks `run = full` (minutes more per boot)")
     command.add_argument("--one-at-a-time", action="store_true",
-                         help="boot the two columns one after the other (default: side by side)")
+                         help="boot the two columns and the arches one after the other (default: side by side)")
     command.add_argument("--plan", default=str(SELFTEST_PLAN), help="the plan file (default selftests/plan)")
     command.add_argument("--known", default=str(KNOWN_FAILURES), help=argparse.SUPPRESS)
     command.add_argument("--config", default="default", metavar="NAME",

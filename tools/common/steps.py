@@ -68,17 +68,33 @@ def load(path=None):
 
 
 def table(steps):
-    """The step table's lines: one row per step and a total; [] for no steps."""
+    """The step table's lines: one row per step and a total; [] for no steps. A step that ran inside
+    another (part_of) is shown under it, indented, wherever it was recorded, and not added to the total."""
     if not steps:
         return []
-    def name(step):
-        return f"  {step['step']}" if step.get("part_of") else step["step"]
-    width = max(len("step"), *(len(name(step)) for step in steps))
-    lines = ["where the time went:", f"  {'step'.ljust(width)}  {'time':>7}  detail"]
+    names = {step["step"] for step in steps}
+
+    def children(parent):
+        return [step for step in steps if step.get("part_of") == parent]
+
+    ordered = []
+
+    def add(step, depth):
+        ordered.append((step, depth))
+        for child in children(step["step"]):
+            add(child, depth + 1)
     for step in steps:
-        lines.append(f"  {name(step).ljust(width)}  {format_duration(step.get('seconds')):>7}  "
+        if not step.get("part_of") or step["part_of"] not in names:
+            add(step, 0)
+
+    def name(step, depth):
+        return "  " * depth + step["step"]
+    width = max(len("step"), *(len(name(step, depth)) for step, depth in ordered))
+    lines = ["where the time went:", f"  {'step'.ljust(width)}  {'time':>7}  detail"]
+    for step, depth in ordered:
+        lines.append(f"  {name(step, depth).ljust(width)}  {format_duration(step.get('seconds')):>7}  "
                      f"{step.get('detail', '')}".rstrip())
     # steps that ran side by side inside another are in that one's time
-    total = sum(step.get("seconds") or 0 for step in steps if not step.get("part_of"))
+    total = sum(step.get("seconds") or 0 for step, depth in ordered if depth == 0)
     lines.append(f"  {'total'.ljust(width)}  {format_duration(total):>7}")
     return lines

@@ -87,9 +87,10 @@ def boot_column(params, kernel, initramfs, arch, users_on, console, timeout, lab
 
 
 def run_arch(tree, arch_name, plan, known, timeout=None, results_root=RESULTS_DIR,
-             kunit_build_root=KUNIT_BUILD_DIR, configuration=None, side_by_side=True):
+             kunit_build_root=KUNIT_BUILD_DIR, configuration=None, side_by_side=True, step_parent=None):
     """Run both columns on one arch, side by side unless side_by_side is False; returns the results
-    document (also in results.json).
+    document (also in results.json). step_parent: the step of the step table this arch's run is part of
+    (several arches side by side).
 
     configuration (of kunit_configs/matrix) picks the image, and its kernel_args are added to both
     columns' command lines; None is `default`."""
@@ -123,9 +124,9 @@ def run_arch(tree, arch_name, plan, known, timeout=None, results_root=RESULTS_DI
         with ThreadPoolExecutor(max_workers=len(columns) if side_by_side else 1) as pool:
             futures = [pool.submit(column_boot, column, users_on) for column, users_on in columns]
         both_seconds = time.time() - both_start
-        together = f"selftests {arch_name}" if side_by_side else None
-        if together:
-            steps.record(together, both_seconds, "both columns side by side")
+        together = f"selftests {arch_name}" if side_by_side else step_parent
+        if side_by_side:
+            steps.record(together, both_seconds, "both columns side by side", part_of=step_parent)
         for (column, users_on), future in zip(columns, futures):
             label = f"{arch_name}-{column}"
             boot, runs[column], trouble = future.result()

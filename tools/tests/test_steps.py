@@ -1,4 +1,5 @@
 import os
+import re
 import tempfile
 import unittest
 from pathlib import Path
@@ -36,6 +37,21 @@ class StepLogTest(unittest.TestCase):
         self.assertTrue(lines[2].startswith("  selftests i386   "))
         self.assertTrue(lines[3].startswith("    selftests i386-ktimer"))
         self.assertIn("3m30s", lines[-1])       # 210 s, not 623
+
+    def test_a_step_recorded_after_its_parts_is_shown_above_them(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            log = Path(tmp) / "steps.jsonl"
+            steps.record("build arm", 300.0, path=log)
+            steps.record("selftests i386-ktimer", 205.0, path=log, part_of="selftests i386")
+            steps.record("selftests i386", 206.0, path=log, part_of="selftests")
+            steps.record("selftests arm", 207.0, path=log, part_of="selftests")
+            steps.record("selftests", 208.0, "arches side by side", path=log)
+            lines = steps.table(steps.load(log))
+        # the step's name with its indentation: the table's two-space margin stripped, up to the time column
+        self.assertEqual([re.match(r"  ( *\S+(?: \S+)*)", line).group(1) for line in lines[2:7]],
+                         ["build arm", "selftests", "  selftests i386", "    selftests i386-ktimer",
+                          "  selftests arm"])
+        self.assertIn("8m28s", lines[-1])       # 300 + 208 s
 
     def test_without_the_variable_nothing_is_written(self):
         with mock.patch.dict("os.environ", {}, clear=True):
