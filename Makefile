@@ -47,7 +47,8 @@ REPORT_SELECTION := $(if $(strip $(CONFIGS)),$(CONFIG_FLAGS) $(SELFTEST_SUMMARY)
 .NOTPARALLEL:
 .DEFAULT_GOAL := all
 .PHONY: all test extended quick selftest check tools-test style deps pin tree apply kunit summary report baseline export-kcidb \
-	soak sanitizers leakcheck repeat breaks import series series-check bench bench-report mutants clean distclean help
+	soak sanitizers leakcheck repeat breaks import series series-check bench bench-report mutants footprint clean \
+	distclean help
 
 # `make` and `make test` log each step's time here (tools/common/steps.py); the summary prints the table.
 STEP_LOG := $(abspath $(RESULTS)/steps.jsonl)
@@ -164,6 +165,10 @@ kunit:
 ## summary: print the results table for ARCHES x CONFIGS; non-zero exit on any failure
 summary:
 	@$(KTIMERS) summary $(CONFIG_FLAGS) $(ARCHES)
+
+## footprint: what the `default` kernel of each arch in ARCHES compiles: objects per directory, largest first (after a build; docs/running.md#what-each-build-compiles)
+footprint:
+	@$(KTIMERS) footprint $(foreach arch,$(ARCHES),build/kunit/$(arch)-default)
 
 ## report: latest run per arch and configuration vs the previous run and results/baseline.json; HTML in build/results/report.html; non-zero exit on any regression
 report:
