@@ -31,7 +31,8 @@ class TextTest(unittest.TestCase):
         self.assertEqual(start_stop_0.split()[4:], ["812", "900", "-", "400", "0.90", "-", "2.03"])
         self.assertIn("per-CPU (bytes)    2368      320         n/a", lines)
         goals = [line for line in lines if line.startswith("  ")]
-        self.assertEqual([line.split()[0] for line in goals], ["met", "MISSED", "not", "not", "met", "met", "not", "met", "not", "met"])
+        self.assertEqual([line.split()[0] for line in goals], ["met", "MISSED", "not", "not", "met", "met", "not", "not", "met", "not",
+                                                              "met"])
         self.assertIn("cost modify", goals[1])
 
     def test_equal_size_column_element_sizes_and_growth(self):
@@ -66,7 +67,8 @@ class TextTest(unittest.TestCase):
         lines = bench_report.text_lines("i386", [boot("highres", "real-i386-bench-highres.log"),
                                                  boot("lowres", "real-i386-bench-lowres.log")])
         goals = [line.split()[0] for line in lines if line.startswith("  ")]
-        self.assertEqual(goals, ["MISSED", "MISSED", "not", "not", "MISSED", "MISSED", "not", "met", "not", "MISSED"])
+        self.assertEqual(goals, ["MISSED", "MISSED", "not", "not", "MISSED", "MISSED", "not", "not", "met", "not",
+                                 "MISSED"])
         latency = next(line for line in lines if line.startswith("highres  latency"))
         self.assertEqual(latency.split()[4:], ["99282", "109929", "226843", "37004612", "0.90", "0.44", "0.0027"])
         self.assertIn("(hrtimer grew 4.16x)", next(line for line in lines if "growth start_stop" in line))
@@ -120,8 +122,8 @@ class WriteTest(TempDirTestCase):
                                             "ratios": {"hrtimer": 812 / 900, "timer_list": 812 / 400},
                                             "ranges": {}})
         self.assertEqual([goal["status"] for goal in saved["goals"]],
-                         ["met", "missed", "not measured", "not measured", "met", "met", "not measured", "met",
-                          "not measured", "met"])
+                         ["met", "missed", "not measured", "not measured", "met", "met", "not measured",
+                          "not measured", "met", "not measured", "met"])
         self.assertEqual([row["n"] for row in saved["growth"] if row["workload"] == "start_stop"],
                          [100, 10000, 1000000])
         self.assertEqual(saved["boots"][1]["bench"]["begin"]["engine"], "lowres")

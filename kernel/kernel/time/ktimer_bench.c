@@ -9,6 +9,9 @@
  *
  *  - start_stop: start and cancel one timer while n others are pending;
  *  - modify:     re-arm a pending timer among n;
+ *  - start_stop_inorder, modify_inorder: the same with timers armed in
+ *		  the order they expire, as timeouts of now + a constant are,
+ *		  and each new expiry after every pending one;
  *  - expiry:     n timers due at the same time, callbacks per second,
  *		  and the events of the run from its first interrupt on;
  *  - latency:    n timers at random sub-jiffy offsets over 25 jiffies,
@@ -24,7 +27,8 @@
  * an hrtimer's.  start_stop and modify therefore also run on hrtimers in
  * elements padded to the ktimer element's size and alignment
  * ("hrtimer_padded"): the same memory per timer and the same allocation
- * pattern, which leaves the code as the only difference.  The soft hrtimer
+ * pattern, which leaves the code as the only difference (in expiry they
+ * are soft, the ktimer's peer there).  The soft hrtimer
  * runs every workload too, since ktimers run their callbacks in a softirq
  * as it does.
  *
@@ -456,39 +460,38 @@ static const struct bench_api api_ktimer = {
 	.destroy = bench_ktimer_destroy,
 };
 
-static const struct bench_api api_hrtimer = {
-	.name = "hrtimer",
-	.size = sizeof(struct bench_hrtimer),
-	.timer_size = sizeof(struct hrtimer),
-	.percpu_size = sizeof(struct hrtimer_cpu_base),
-	.init = bench_hrtimer_init,
-	.arm = bench_hrtimer_arm,
-	.cancel = bench_hrtimer_cancel,
-	.destroy = bench_hrtimer_destroy,
-};
+/* The hrtimer APIs differ in element size, clock base and callback context */
+#define BENCH_HRTIMER_API(_name, _size, _init, _arm) {		\
+	.name = _name,							\
+	.size = _size,							\
+	.timer_size = sizeof(struct hrtimer),				\
+	.percpu_size = sizeof(struct hrtimer_cpu_base),		\
+	.init = _init,							\
+	.arm = _arm,							\
+	.cancel = bench_hrtimer_cancel,					\
+	.destroy = bench_hrtimer_destroy,				\
+}
 
-static const struct bench_api api_hrtimer_padded = {
-	.name = "hrtimer_padded",
-	.size = BENCH_EQUAL_SIZE,
-	.timer_size = sizeof(struct hrtimer),
-	.percpu_size = sizeof(struct hrtimer_cpu_base),
-	.init = bench_hrtimer_padded_init,
-	.arm = bench_hrtimer_arm,
-	.cancel = bench_hrtimer_cancel,
-	.destroy = bench_hrtimer_destroy,
-};
+static const struct bench_api api_hrtimer =
+	BENCH_HRTIMER_API("hrtimer", sizeof(struct bench_hrtimer),
+			  bench_hrtimer_init, bench_hrtimer_arm);
+
+static const struct bench_api api_hrtimer_padded =
+	BENCH_HRTIMER_API("hrtimer_padded", BENCH_EQUAL_SIZE,
+			  bench_hrtimer_padded_init, bench_hrtimer_arm);
+
+/*
+ * The padded hrtimers of the expiry workload: soft, the peer there, on the
+ * CLOCK_MONOTONIC soft base, which no other pool shares in that workload.
+ */
+static const struct bench_api api_hrtimer_padded_soft =
+	BENCH_HRTIMER_API("hrtimer_padded", BENCH_EQUAL_SIZE,
+			  bench_hrtimer_soft_init, bench_hrtimer_soft_arm);
 
 /* Callbacks in the softirq, where ktimers run theirs */
-static const struct bench_api api_hrtimer_soft = {
-	.name = "hrtimer_soft",
-	.size = sizeof(struct bench_hrtimer),
-	.timer_size = sizeof(struct hrtimer),
-	.percpu_size = sizeof(struct hrtimer_cpu_base),
-	.init = bench_hrtimer_soft_init,
-	.arm = bench_hrtimer_soft_arm,
-	.cancel = bench_hrtimer_cancel,
-	.destroy = bench_hrtimer_destroy,
-};
+static const struct bench_api api_hrtimer_soft =
+	BENCH_HRTIMER_API("hrtimer_soft", sizeof(struct bench_hrtimer),
+			  bench_hrtimer_soft_init, bench_hrtimer_soft_arm);
 
 /* The wheel's per-CPU bases are private to timer.c */
 static const struct bench_api api_wheel = {
@@ -612,8 +615,33 @@ static s64 random_offset(struct rnd_state *rnd, s64 from, s64 span)
 	return from + (s64)div64_u64(r, div64_u64(U64_MAX, span) + 1);
 }
 
+enum bench_op { BENCH_START_STOP, BENCH_MODIFY };
+
+/* Random expiries make the tree walk's branches unpredictable; in order, they are not */
+enum bench_keys { BENCH_RANDOM, BENCH_IN_ORDER };
+
+static const char *const op_names[][2] = {
+	[BENCH_START_STOP] = { "start_stop", "start_stop_inorder" },
+	[BENCH_MODIFY] = { "modify", "modify_inorder" },
+};
+
+/*
+ * Offset of the i-th expiry: random over an hour, an hour ahead; in order,
+ * 1 us apart for the n pending timers and two hours ahead for the measured
+ * one, later than every pending one.
+ */
+static s64 key_offset(enum bench_keys keys, struct rnd_state *rnd,
+		      unsigned long i, bool measured)
+{
+	if (keys == BENCH_RANDOM)
+		return random_offset(rnd, BENCH_FAR_NS, BENCH_FAR_NS);
+	return (measured ? 2 * BENCH_FAR_NS : BENCH_FAR_NS) +
+	       (s64)i * NSEC_PER_USEC;
+}
+
 /* Queue all n elements far in the future, at the same expiries for each API */
-static void arm_background(struct bench_pool *pool, const struct bench_epoch *epoch)
+static void arm_background(struct bench_pool *pool, const struct bench_epoch *epoch,
+			   enum bench_keys keys)
 {
 	struct rnd_state rnd;
 	struct bench_expiry exp;
@@ -621,8 +649,7 @@ static void arm_background(struct bench_pool *pool, const struct bench_epoch *ep
 
 	prandom_seed_state(&rnd, BENCH_SEED);
 	for (i = 0; i < pool->n; i++) {
-		expiry_at(&exp, epoch, random_offset(&rnd, BENCH_FAR_NS,
-						     BENCH_FAR_NS));
+		expiry_at(&exp, epoch, key_offset(keys, &rnd, i, false));
 		pool->api->arm(pool_at(pool, i), &exp);
 		if (!(i % 1024))
 			cond_resched();
@@ -645,13 +672,6 @@ static s64 quantile(const s64 *v, unsigned long n, unsigned int permille)
 }
 
 /* ---- workloads ---- */
-
-enum bench_op { BENCH_START_STOP, BENCH_MODIFY };
-
-static const char *const op_names[] = {
-	[BENCH_START_STOP] = "start_stop",
-	[BENCH_MODIFY] = "modify",
-};
 
 /* Too big for the stack of a 32-bit kernel; one benchmark thread uses them */
 static struct bench_expiry batch_exps[BENCH_BATCH];
@@ -701,8 +721,9 @@ static s64 timed_batch(const struct bench_api *api, void *elem,
  * host (under emulation, seconds of it are common) costs them all alike
  * instead of falling on whichever API ran then.
  */
-static void bench_ops(enum bench_op op, unsigned long n)
+static void bench_ops(enum bench_op op, enum bench_keys keys, unsigned long n)
 {
+	const char *name = op_names[op][keys];
 	const unsigned int napis = ARRAY_SIZE(bench_apis);
 	struct bench_expiry *exps = batch_exps;
 	struct bench_pool *pools = batch_pools;
@@ -718,13 +739,13 @@ static void bench_ops(enum bench_op op, unsigned long n)
 
 		if (n > max_n || pool_get(pool, bench_apis[a], n + 1)) {
 			pr_info("skip workload=%s api=%s n=%lu reason=%s\n",
-				op_names[op], bench_apis[a]->name, n,
+				name, bench_apis[a]->name, n,
 				n > max_n ? "max_n" : "nomem");
 			pool->api = NULL;
 			continue;
 		}
 		pool->n = n;		/* the last element is measured */
-		arm_background(pool, &epoch);
+		arm_background(pool, &epoch, keys);
 		pool->n = n + 1;
 	}
 
@@ -736,7 +757,7 @@ static void bench_ops(enum bench_op op, unsigned long n)
 	for (r = 0; r < BENCH_BATCHES; r++) {
 		for (i = 0; i < BENCH_BATCH; i++)
 			expiry_at(&exps[i], &epoch,
-				  random_offset(&rnd, BENCH_FAR_NS, BENCH_FAR_NS));
+				  key_offset(keys, &rnd, (u64)r * BENCH_BATCH + i, true));
 		for (k = 0; k < napis; k++) {
 			unsigned int at = (r + k) % napis;
 			struct bench_pool *pool = &pools[at];
@@ -759,7 +780,7 @@ static void bench_ops(enum bench_op op, unsigned long n)
 		pool_release(&pools[a]);
 		sort(costs, BENCH_BATCHES, sizeof(*costs), cmp_s64, NULL);
 		pr_info("result workload=%s api=%s n=%lu median_ns=%s p99_ns=%s reprograms_per_1k=%s\n",
-			op_names[op], bench_apis[a]->name, n,
+			name, bench_apis[a]->name, n,
 			ps_as_ns(median, sizeof(median),
 				 quantile(costs, BENCH_BATCHES, 500)),
 			ps_as_ns(p99, sizeof(p99),
@@ -982,7 +1003,8 @@ static unsigned int wait_for_hres(void)
 
 /* Expiry workloads: the APIs above and hrtimers with softirq callbacks, as ktimers have */
 static const struct bench_api *const expiry_apis[] = {
-	&api_ktimer, &api_hrtimer, &api_hrtimer_soft, &api_wheel,
+	&api_ktimer, &api_hrtimer, &api_hrtimer_padded_soft, &api_hrtimer_soft,
+	&api_wheel,
 };
 
 static int ktimer_bench_thread(void *unused)
@@ -1006,8 +1028,12 @@ static int ktimer_bench_thread(void *unused)
 	/* The costs do not depend on the engine: measured in the highres boot */
 	if (highres) {
 		for (i = 0; i < ARRAY_SIZE(bench_sizes); i++) {
-			bench_ops(BENCH_START_STOP, bench_sizes[i]);
-			bench_ops(BENCH_MODIFY, bench_sizes[i]);
+			bench_ops(BENCH_START_STOP, BENCH_RANDOM, bench_sizes[i]);
+			bench_ops(BENCH_MODIFY, BENCH_RANDOM, bench_sizes[i]);
+		}
+		for (i = 0; i < ARRAY_SIZE(bench_sizes); i++) {
+			bench_ops(BENCH_START_STOP, BENCH_IN_ORDER, bench_sizes[i]);
+			bench_ops(BENCH_MODIFY, BENCH_IN_ORDER, bench_sizes[i]);
 		}
 		for (i = 0; i < ARRAY_SIZE(expiry_sizes); i++)
 			for (a = 0; a < ARRAY_SIZE(expiry_apis); a++)
