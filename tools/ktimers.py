@@ -135,10 +135,11 @@ def database(args):
     return results_db.db_path(getattr(args, "db", None), getattr(args, "results_dir", RESULTS_DIR))
 
 
-def run_configurations(args, arches, configurations, run_one, failed):
+def run_configurations(args, arches, configurations, run_one, failed, built=None):
     """Per arch, a plan line, then each configuration that runs on it, in matrix order, through keep_going
     (so each run is recorded). run_one(arch, configuration, boot_only) -> results document; boot_only is
-    True when another configuration built the same build dir earlier in this invocation."""
+    True when another configuration built the same build dir earlier in this invocation. built: the build
+    dirs built so far, kept by a caller that calls this more than once (bench's boots); it gains this call's."""
     for arch in arches:
         plan = []
         planned = set()
@@ -152,7 +153,7 @@ def run_configurations(args, arches, configurations, run_one, failed):
         progress("kunit", "plan: " + ", ".join(plan), arch)
     # Per arch, configurations in matrix order: a build dir another configuration shares is built
     # once, then only booted again (kunit.py exec) while it is warm.
-    built = set()
+    built = set() if built is None else built
     for arch in arches:
         for configuration in configurations:
             if not configuration.runs_on(arch):
@@ -223,13 +224,19 @@ def cmd_bench(args):
     for arch in args.arches:
         if not args.report_only:
             bench_run.forget_boots(arch, Path(args.results_dir))
+            # Boots after the first only boot what the first built: never an older kernel the build dir holds.
+            built = set()
             for index in range(1, args.boots + 1):
+                if index > 1 and not built:
+                    progress("bench", f"boot 1 built no kernel (see above): boots {index}-{args.boots} not run",
+                             arch)
+                    break
                 if args.boots > 1:
                     progress("bench", f"boot {index} of {args.boots}", arch)
                 run_configurations(args, [arch], configurations,
                                    lambda arch, configuration, boot_only: bench_run.boot(
-                                       Path(args.tree), arch, configuration, boot_only=boot_only or index > 1,
-                                       index=index, **run_options(args)), [])
+                                       Path(args.tree), arch, configuration, boot_only=boot_only,
+                                       index=index, **run_options(args)), [], built)
         if not bench_run.report(arch, Path(args.results_dir)):
             unfinished.append(arch)
     if unfinished:

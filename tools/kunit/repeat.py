@@ -110,13 +110,17 @@ def repeat(tree, arch, configuration, boots, timeout, results_root=RESULTS_DIR, 
            run_suites=kunit_run.run_suites, **run_options):
     """Boot `configuration` `boots` times on `arch`; returns the summary document.
 
-    The first boot builds (incrementally) if needed; the others only boot."""
+    The first boot builds (incrementally) if needed; the others only boot what it built, and build again
+    while no boot has built: a failed build never leaves them an older kernel of the build dir to boot."""
     label = configuration.results_name(arch)
     work_root = Path(results_root) / f"{label}-repeat.boots"
+    built = []
 
     def boot_once(boot, stacks):
         document = run_suites(tree, arch, configuration, timeout=timeout, results_root=work_root,
-                              boot_only=boot > 1, **run_options)
+                              boot_only=bool(built), **run_options)
+        if document.get("built"):
+            built.append(boot)
         stacks.add("kunit", work_root / label / "console.log", boot)
         # the first boot's time includes its (incremental) build
         return document, (document.get("duration_s") or 0) - (document.get("build_duration_s") or 0)

@@ -194,6 +194,17 @@ class BenchCommandTest(TempDirTestCase):
         self.assertIn("    kernel/time/ktimer_bench.c:1:1: error: expected ';'", out)
         self.assertNotIn("Traceback", out + err)
 
+    def test_a_build_error_in_the_first_boot_boots_no_stale_kernel(self):
+        # The build dir may hold an older kernel: a boot after a failed build must not boot it.
+        self.consoles("build-error", "build-error")
+        code, out, err = self.bench("i386", boots=3)
+        self.assertEqual(code, 1)
+        # boot 1's two configurations each try to build; no `exec` of what the build dir holds
+        self.assertEqual([argv[1] for argv in self.calls()], ["run", "run"])
+        self.assertNotIn("reusing the kernel", out)
+        self.assertIn("[bench] [i386] boot 1 built no kernel (see above): boots 2-3 not run", out)
+        self.assertNotIn("Traceback", out + err)
+
     def test_report_only_reads_the_last_consoles_again(self):
         self.bench("i386")
         (self.results / "i386-bench" / "bench.svg").unlink()

@@ -29,6 +29,7 @@ class FakeBoots:
         write(result_dir / "results.json", "{}")
         problems = [] if status == "PASS" else [f"boot {len(self.calls)}: no KTAP end"]
         return {"status": status, "problems": problems, "findings": [], "duration_s": 40.0 + len(self.calls),
+                "built": status not in ("BUILD_ERROR", "CONFIG_ERROR"),
                 "build_duration_s": 100.0 if len(self.calls) == 1 else None}
 
 
@@ -51,6 +52,10 @@ class RepeatTest(TempDirTestCase):
         self.assertEqual((doc["boots"], doc["passed"], doc["failures"]), (3, 3, []))
         # the build's 100 s is not a boot's time
         self.assertEqual(doc["boot_seconds"], {"median": 42.0, "max": 43.0})
+
+    def test_a_failed_build_is_not_followed_by_boots_of_an_older_kernel(self):
+        doc, boots = self.repeat(["BUILD_ERROR", "PASS", "PASS"])
+        self.assertEqual(boots.calls, [False, False, True])     # builds again; boots only what it built
 
     def test_a_boot_that_does_not_pass_keeps_its_console(self):
         doc, _ = self.repeat(["PASS", "TIMEOUT", "PASS", "CRASH"])
